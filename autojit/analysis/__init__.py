@@ -1,0 +1,90 @@
+"""Analyses computed once per function and shared by every converter."""
+
+from __future__ import annotations
+
+import gast
+
+from ..scope import ModuleScope
+from .activity import Activity, ActivityAnalysis, param_names
+from .dataflow import Definedness, Liveness, terminates
+from .values import STATIC, TRACED, UNKNOWN, Kind, Value, ValueAnalysis, dotted_name
+
+__all__ = [
+    "Activity",
+    "FunctionAnalysis",
+    "Kind",
+    "Value",
+    "dotted_name",
+    "terminates",
+]
+
+
+class FunctionAnalysis:
+    """Activity, liveness, definedness and traced/static values of one function.
+
+    ``static_params`` are the parameters known to be static (declared by the user, or inferred by
+    :mod:`autojit.analysis.statics`); every other array-like parameter is traced.
+    """
+
+    def __init__(self, fn, scope: ModuleScope, static_params: set[str] | None = None) -> None:
+        self.fn = fn
+        self.scope = scope
+        self.params = param_names(fn.args)
+        self.static_params = set(static_params or ())
+        self.activity = ActivityAnalysis()
+        self.liveness = Liveness(fn, self.activity)
+        self.definedness = Definedness(fn, self.activity, set(self.params))
+        self.values = ValueAnalysis(fn, scope, self.activity, self._param_values())
+
+    def _param_values(self) -> dict[str, Value]:
+        args = self.fn.args
+        out: dict[str, Value] = {}
+        positional = args.posonlyargs + args.args
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        pairs = list(zip(positional, defaults, strict=True)) + list(
+            zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        )
+        for i, (p, default) in enumerate(pairs):
+            name = p.id
+            if name in self.static_params:
+                out[name] = STATIC
+            elif i == 0 and name in ("self", "cls") and args.posonlyargs + args.args:
+                out[name] = STATIC
+            elif isinstance(default, gast.Constant) and (
+                default.value is None or isinstance(default.value, (bool, str))
+            ):
+                # a flag or option: a Python value chosen by the caller
+                out[name] = STATIC
+            elif _static_annotation(p.annotation):
+                out[name] = STATIC
+            else:
+                out[name] = TRACED
+        if args.vararg is not None:
+            out[args.vararg.id] = UNKNOWN
+        if args.kwarg is not None:
+            out[args.kwarg.id] = Value(Kind.DICT)
+        return out
+
+    # -- convenience ---------------------------------------------------------------------------
+    def value(self, expr, stmt) -> Value:
+        return self.values.value_at(expr, stmt)
+
+    def live_out(self, stmt) -> frozenset[str]:
+        return self.liveness.live_out.get(id(stmt), frozenset())
+
+    def live_in(self, stmt) -> frozenset[str]:
+        return self.liveness.live_in.get(id(stmt), frozenset())
+
+    def defined_before(self, stmt) -> frozenset[str]:
+        return self.definedness.defined_before.get(id(stmt), frozenset())
+
+    def maybe_defined_before(self, stmt) -> frozenset[str]:
+        return self.definedness.maybe_defined_before.get(id(stmt), frozenset())
+
+    def env_before(self, stmt) -> dict[str, Value]:
+        return self.values.env_before.get(id(stmt), {})
+
+
+def _static_annotation(ann) -> bool:
+    name = dotted_name(ann) if ann is not None else None
+    return name in ("str", "bool", "Callable", "typing.Callable")

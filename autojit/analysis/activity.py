@@ -1,0 +1,224 @@
+"""Activity analysis: the names each statement reads, writes and mutates.
+
+Computed once per function over the gast tree. For a compound statement (if/for/while/with/try)
+the sets cover its header and every statement inside it. A nested function or lambda reads the
+free names of its body; a comprehension's own targets are not visible outside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+
+@dataclass
+class Activity:
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    # names whose value is changed in place: x[i] = ..., x.attr = ..., x[i] += ...
+    mutates: set[str] = field(default_factory=set)
+    # names declared global/nonlocal inside
+    nonlocal_: set[str] = field(default_factory=set)
+
+    def update(self, other: Activity) -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.mutates |= other.mutates
+        self.nonlocal_ |= other.nonlocal_
+
+
+def _base_name(node: gast.AST) -> str | None:
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+class _ExprNames(gast.NodeVisitor):
+    """Names loaded and stored by an expression, scoping lambdas and comprehensions."""
+
+    def __init__(self) -> None:
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+        self.mutates: set[str] = set()
+
+    def visit_Name(self, node: gast.Name) -> None:
+        if isinstance(node.ctx, gast.Load):
+            self.reads.add(node.id)
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            self.writes.add(node.id)
+
+    def visit_Subscript(self, node: gast.Subscript) -> None:
+        if isinstance(node.ctx, (gast.Store, gast.Del)):
+            base = _base_name(node)
+            if base:
+                self.mutates.add(base)
+                self.reads.add(base)
+            sub = _ExprNames()
+            sub.visit(node.slice)
+            self._merge_reads(sub)
+            inner = node.value
+            while isinstance(inner, (gast.Subscript, gast.Attribute)):
+                if isinstance(inner, gast.Subscript):
+                    s2 = _ExprNames()
+                    s2.visit(inner.slice)
+                    self._merge_reads(s2)
+                inner = inner.value
+            return
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: gast.Attribute) -> None:
+        if isinstance(node.ctx, (gast.Store, gast.Del)):
+            base = _base_name(node)
+            if base:
+                self.mutates.add(base)
+                self.reads.add(base)
+            return
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: gast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.writes.add(node.target.id)
+
+    def _merge_reads(self, other: _ExprNames) -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+
+    def _scoped(self, bound: set[str], nodes: list) -> None:
+        inner = _ExprNames()
+        for n in nodes:
+            inner.visit(n)
+        self.reads |= inner.reads - bound
+
+    def visit_Lambda(self, node: gast.Lambda) -> None:
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(d)
+        self._scoped(_param_names(node.args), [node.body])
+
+    def _comprehension(self, node, elts: list) -> None:
+        bound: set[str] = set()
+        for i, gen in enumerate(node.generators):
+            if i == 0:
+                self.visit(gen.iter)
+            t = _ExprNames()
+            t.visit(gen.target)
+            bound |= t.writes
+        later = [g.iter for g in node.generators[1:]]
+        conds = [c for g in node.generators for c in g.ifs]
+        self._scoped(bound, elts + later + conds)
+
+    def visit_ListComp(self, node) -> None:
+        self._comprehension(node, [node.elt])
+
+    visit_SetComp = visit_ListComp
+    visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node) -> None:
+        self._comprehension(node, [node.key, node.value])
+
+
+def _param_names(args: gast.arguments) -> set[str]:
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    if args.vararg:
+        names.add(args.vararg.id)
+    if args.kwarg:
+        names.add(args.kwarg.id)
+    return names
+
+
+def param_names(args: gast.arguments) -> list[str]:
+    out = [a.id for a in args.posonlyargs + args.args]
+    if args.vararg:
+        out.append(args.vararg.id)
+    out += [a.id for a in args.kwonlyargs]
+    if args.kwarg:
+        out.append(args.kwarg.id)
+    return out
+
+
+def expr_activity(node: gast.AST | None) -> Activity:
+    act = Activity()
+    if node is None:
+        return act
+    v = _ExprNames()
+    v.visit(node)
+    act.reads, act.writes, act.mutates = v.reads, v.writes, v.mutates
+    return act
+
+
+def function_free_reads(fn) -> set[str]:
+    """Names a nested function (or lambda body) reads from its enclosing scope."""
+    inner = ActivityAnalysis()
+    body = Activity()
+    for s in fn.body:
+        body.update(inner.of(s))
+    local = _param_names(fn.args) | (body.writes - body.nonlocal_)
+    return body.reads - local
+
+
+class ActivityAnalysis:
+    """Per-statement activity, memoised by node identity."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Activity] = {}
+
+    def of(self, stmt: gast.AST) -> Activity:
+        key = id(stmt)
+        if key not in self._cache:
+            self._cache[key] = self._compute(stmt)
+        return self._cache[key]
+
+    def of_block(self, stmts: list) -> Activity:
+        act = Activity()
+        for s in stmts:
+            act.update(self.of(s))
+        return act
+
+    def _compute(self, stmt: gast.AST) -> Activity:
+        act = Activity()
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            for d in stmt.decorator_list:
+                act.update(expr_activity(d))
+            for d in stmt.args.defaults + [d for d in stmt.args.kw_defaults if d is not None]:
+                act.update(expr_activity(d))
+            act.reads |= function_free_reads(stmt)
+            act.writes.add(stmt.name)
+            return act
+        if isinstance(stmt, gast.ClassDef):
+            for d in stmt.decorator_list + stmt.bases:
+                act.update(expr_activity(d))
+            act.writes.add(stmt.name)
+            return act
+        if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+            act.nonlocal_ |= set(stmt.names)
+            return act
+        if isinstance(stmt, gast.AugAssign):
+            act.update(expr_activity(stmt.value))
+            t = expr_activity(stmt.target)
+            act.update(t)
+            if isinstance(stmt.target, gast.Name):
+                act.reads.add(stmt.target.id)
+                act.writes.add(stmt.target.id)
+            return act
+        for field_name, value in gast.iter_fields(stmt):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, gast.stmt):
+                        act.update(self.of(item))
+                    elif isinstance(item, gast.ExceptHandler):
+                        if item.type is not None:
+                            act.update(expr_activity(item.type))
+                        if item.name is not None:
+                            act.writes.add(item.name.id if hasattr(item.name, "id") else item.name)
+                        act.update(self.of_block(item.body))
+                    elif isinstance(item, gast.withitem):
+                        act.update(expr_activity(item.context_expr))
+                        act.update(expr_activity(item.optional_vars))
+                    elif isinstance(item, gast.match_case):
+                        act.update(expr_activity(item.guard))
+                        act.update(self.of_block(item.body))
+                    elif isinstance(item, gast.AST):
+                        act.update(expr_activity(item))
+            elif isinstance(value, gast.AST) and field_name not in ("type_comment",):
+                act.update(expr_activity(value))
+        return act

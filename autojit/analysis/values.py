@@ -1,0 +1,642 @@
+"""Traced-or-static analysis: what each name holds at each statement.
+
+A forward dataflow from the parameters. Every expression gets an abstract :class:`Value`:
+
+- ``kind``: STATIC (a Python value known when jax traces: shapes, ndim, dtypes, constants, static
+  arguments, modules), TRACED (a jax array or tracer), NUMPY (a mutable NumPy buffer), LIST, DICT
+  (mutable Python containers), or UNKNOWN (the analysis cannot tell; rules pick the safe side).
+- ``dtype``: 'bool', 'int', 'float' or None, as far as the expression shows it.
+- ``scalar``: True for a 0-d value / Python scalar, False for an array of rank >= 1, None unknown.
+- ``alias_of``: for a name bound to another array or a view of it (``y = x``, ``y = x[1:]``).
+- ``shape_of``: the name of an array this value has exactly the shape of (``m = x > 0``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+import gast
+
+from ..jaxapi import (
+    JAX_ARRAY_RETURNING_STATIC,
+    NUMPY_BUFFER_CONSTRUCTORS,
+    STATIC_ATTRIBUTES,
+    STATIC_RESULT_CALLS,
+)
+from ..scope import ModuleScope
+from .activity import ActivityAnalysis, expr_activity
+
+
+class Kind(enum.Enum):
+    STATIC = "static"
+    TRACED = "traced"
+    NUMPY = "numpy"
+    LIST = "list"
+    DICT = "dict"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    dtype: str | None = None
+    scalar: bool | None = None
+    alias_of: str | None = None
+    shape_of: str | None = None
+
+    @property
+    def traced(self) -> bool:
+        return self.kind is Kind.TRACED
+
+    @property
+    def static(self) -> bool:
+        return self.kind is Kind.STATIC
+
+    def join(self, other: Value) -> Value:
+        if self == other:
+            return self
+        if self.kind == other.kind:
+            kind = self.kind
+        elif Kind.TRACED in (self.kind, other.kind) and Kind.STATIC in (self.kind, other.kind):
+            # e.g. `i = 0` then `i = i + x`: a traced value on some path
+            kind = Kind.TRACED
+        else:
+            kind = Kind.UNKNOWN
+        return Value(
+            kind,
+            self.dtype if self.dtype == other.dtype else None,
+            self.scalar if self.scalar == other.scalar else None,
+            self.alias_of if self.alias_of == other.alias_of else None,
+            self.shape_of if self.shape_of == other.shape_of else None,
+        )
+
+
+STATIC = Value(Kind.STATIC)
+TRACED = Value(Kind.TRACED)
+UNKNOWN = Value(Kind.UNKNOWN)
+
+Env = dict[str, Value]
+
+_COMPARE_OPS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
+
+
+def _join_env(a: Env, b: Env) -> Env:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out[k].join(v) if k in out else v
+    return out
+
+
+def dotted_name(node) -> str | None:
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class ValueAnalysis:
+    """Abstract values of names before each statement, and of any expression there."""
+
+    def __init__(
+        self,
+        fn,
+        scope: ModuleScope,
+        activity: ActivityAnalysis,
+        param_values: dict[str, Value],
+    ) -> None:
+        self.scope = scope
+        self.activity = activity
+        self.env_before: dict[int, Env] = {}
+        self.env_after: dict[int, Env] = {}
+        self.locals: set[str] = set(param_values) | activity.of_block(fn.body).writes
+        env: Env = dict(param_values)
+        self.exit_env = self.block(fn.body, env)
+
+    # -- statements ------------------------------------------------------------------------
+    def block(self, stmts, env: Env) -> Env:
+        for s in stmts:
+            prev = self.env_before.get(id(s))
+            self.env_before[id(s)] = _join_env(prev, env) if prev is not None else dict(env)
+            env = self.stmt(s, dict(env))
+            self.env_after[id(s)] = env
+        return env
+
+    def stmt(self, s, env: Env) -> Env:
+        if isinstance(s, gast.Assign):
+            v = self.value(s.value, env)
+            for t in s.targets:
+                self.bind(t, v, env, s.value)
+            return env
+        if isinstance(s, gast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.value(s.value, env), env, s.value)
+            return env
+        if isinstance(s, gast.AugAssign):
+            if isinstance(s.target, gast.Name):
+                cur = env.get(s.target.id, self.global_value(s.target.id))
+                new = self.binop(cur, self.value(s.value, env))
+                if cur.kind in (Kind.LIST, Kind.NUMPY):
+                    new = replace(cur, alias_of=None)
+                env[s.target.id] = replace(new, alias_of=None)
+            return env
+        if isinstance(s, gast.If):
+            a = self.block(s.body, dict(env))
+            b = self.block(s.orelse, dict(env))
+            return _join_env(a, b)
+        if isinstance(s, (gast.For, gast.While)):
+            if isinstance(s, gast.For):
+                self.bind(s.target, self.iter_element(s.iter, env), env, None)
+            head = dict(env)
+            for _ in range(4):
+                after_body = self.block(s.body, dict(head))
+                if isinstance(s, gast.For):
+                    self.bind(s.target, self.iter_element(s.iter, head), after_body, None)
+                new_head = _join_env(head, after_body)
+                if new_head == head:
+                    break
+                head = new_head
+            return self.block(s.orelse, head)
+        if isinstance(s, (gast.With, gast.AsyncWith)):
+            for item in s.items:
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, UNKNOWN, env, None)
+            return self.block(s.body, env)
+        if isinstance(s, gast.Try):
+            e = self.block(s.body, dict(env))
+            for h in s.handlers:
+                e = _join_env(e, self.block(h.body, dict(env)))
+            e = self.block(s.orelse, e)
+            return self.block(s.finalbody, e)
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            env[s.name] = STATIC
+            return env
+        # anything else: names it writes become unknown
+        for name in self.activity.of(s).writes:
+            env[name] = UNKNOWN
+        return env
+
+    def bind(self, target, v: Value, env: Env, value_node) -> None:
+        if isinstance(target, gast.Name):
+            env[target.id] = v
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            elts = None
+            if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(
+                target.elts
+            ):
+                elts = value_node.elts
+            for i, t in enumerate(target.elts):
+                if isinstance(t, gast.Starred):
+                    self.bind(t.value, Value(Kind.LIST) if v.static else v, env, None)
+                    continue
+                if elts is not None:
+                    self.bind(t, self.value(elts[i], env), env, elts[i])
+                else:
+                    ev = Value(v.kind) if v.kind in (Kind.STATIC, Kind.TRACED) else UNKNOWN
+                    self.bind(t, ev, env, None)
+        elif isinstance(target, gast.Starred):
+            self.bind(target.value, v, env, None)
+        # subscript/attribute stores: the container keeps its kind
+
+    def iter_element(self, it, env: Env) -> Value:
+        if isinstance(it, gast.Call):
+            fn = dotted_name(it.func)
+            args = [self.value(a, env) for a in it.args]
+            if fn == "range":
+                if all(a.static for a in args):
+                    return Value(Kind.STATIC, "int", True)
+                return Value(Kind.TRACED, "int", True)
+            if fn == "enumerate":
+                return UNKNOWN
+        v = self.value(it, env)
+        if v.traced:
+            return Value(Kind.TRACED, v.dtype)
+        if v.static or v.kind is Kind.LIST:
+            return STATIC if v.static else UNKNOWN
+        return UNKNOWN
+
+    def global_value(self, name: str) -> Value:
+        if name in self.scope.modules or name in self.scope.imported_names:
+            return STATIC
+        if name in self.scope.constants or name in self.scope.functions:
+            return STATIC
+        if name in self.scope.classes:
+            return STATIC
+        if name in _BUILTINS:
+            return STATIC
+        return UNKNOWN
+
+    # -- expressions -----------------------------------------------------------------------
+    def value_at(self, node, stmt) -> Value:
+        return self.value(node, self.env_before.get(id(stmt), {}))
+
+    def binop(self, a: Value, b: Value) -> Value:
+        if a.traced or b.traced:
+            kind = Kind.TRACED
+        elif a.kind is Kind.NUMPY or b.kind is Kind.NUMPY:
+            kind = Kind.NUMPY if Kind.UNKNOWN not in (a.kind, b.kind) else Kind.UNKNOWN
+        elif a.static and b.static:
+            kind = Kind.STATIC
+        else:
+            kind = Kind.UNKNOWN
+        scalar = (
+            True if (a.scalar and b.scalar) else (False if False in (a.scalar, b.scalar) else None)
+        )
+        return Value(kind, None, scalar)
+
+    def value(self, node, env: Env) -> Value:
+        if node is None:
+            return STATIC
+        if isinstance(node, gast.Constant):
+            c = node.value
+            dtype = (
+                "bool"
+                if isinstance(c, bool)
+                else "int"
+                if isinstance(c, int)
+                else "float"
+                if isinstance(c, float)
+                else None
+            )
+            return Value(Kind.STATIC, dtype, True if dtype else None)
+        if isinstance(node, gast.Name):
+            if node.id in env:
+                return env[node.id]
+            if node.id in self.locals:
+                return UNKNOWN
+            return self.global_value(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self.value(node.value, env)
+            if node.attr in STATIC_ATTRIBUTES:
+                return Value(Kind.STATIC, "int" if node.attr in ("ndim", "size") else None)
+            if base.static:
+                return STATIC
+            if base.traced:
+                if node.attr in ("T", "mT", "real", "imag"):
+                    alias = node.value.id if isinstance(node.value, gast.Name) else None
+                    return Value(Kind.TRACED, base.dtype, base.scalar, alias_of=alias)
+                return TRACED
+            if base.kind is Kind.NUMPY and node.attr == "T":
+                alias = node.value.id if isinstance(node.value, gast.Name) else None
+                return Value(Kind.NUMPY, alias_of=alias)
+            return UNKNOWN
+        if isinstance(node, gast.Subscript):
+            base = self.value(node.value, env)
+            idx = self.value(node.slice, env)
+            if base.static and idx.static:
+                return STATIC
+            if base.kind in (Kind.TRACED, Kind.NUMPY) or idx.traced:
+                kind = Kind.TRACED if (base.traced or idx.traced) else Kind.NUMPY
+                alias = None
+                if isinstance(node.value, gast.Name) and _is_basic_index(node.slice):
+                    alias = node.value.id
+                return Value(kind, base.dtype, alias_of=alias)
+            if base.kind in (Kind.LIST, Kind.DICT):
+                return UNKNOWN
+            return UNKNOWN
+        if isinstance(node, gast.BinOp):
+            a, b = self.value(node.left, env), self.value(node.right, env)
+            v = self.binop(a, b)
+            shape_of = _shape_source(node.left, a, node.right, b)
+            if v.traced and isinstance(node.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+                if a.dtype == "bool" and b.dtype == "bool":
+                    return Value(Kind.TRACED, "bool", v.scalar, shape_of=shape_of)
+            if v.kind is Kind.LIST or (a.kind is Kind.LIST and isinstance(node.op, gast.Add)):
+                return Value(Kind.LIST)
+            return replace(v, shape_of=shape_of)
+        if isinstance(node, gast.UnaryOp):
+            v = self.value(node.operand, env)
+            if isinstance(node.op, gast.Not):
+                return Value(
+                    v.kind if v.kind in (Kind.STATIC, Kind.TRACED) else Kind.UNKNOWN, "bool", True
+                )
+            if isinstance(node.op, gast.Invert) and v.dtype == "bool":
+                return Value(v.kind, "bool", v.scalar, shape_of=_own_shape(node.operand, v))
+            return Value(v.kind, v.dtype, v.scalar, shape_of=_own_shape(node.operand, v))
+        if isinstance(node, gast.Compare):
+            vals = [self.value(node.left, env)] + [self.value(c, env) for c in node.comparators]
+            if any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+                return Value(Kind.STATIC, "bool", True)
+            if any(isinstance(op, (gast.In, gast.NotIn)) for op in node.ops):
+                kind = (
+                    Kind.TRACED
+                    if any(v.traced for v in vals)
+                    else (Kind.STATIC if all(v.static for v in vals) else Kind.UNKNOWN)
+                )
+                return Value(kind, "bool", True)
+            kinds = {v.kind for v in vals}
+            if Kind.TRACED in kinds or Kind.NUMPY in kinds:
+                kind = Kind.TRACED if Kind.TRACED in kinds else Kind.NUMPY
+            elif kinds == {Kind.STATIC}:
+                kind = Kind.STATIC
+            else:
+                kind = Kind.UNKNOWN
+            shape_of = None
+            operands = [node.left] + list(node.comparators)
+            if len(operands) == 2:
+                shape_of = _shape_source(operands[0], vals[0], operands[1], vals[1])
+            scalar = True if all(v.scalar for v in vals) else None
+            return Value(kind, "bool", scalar, shape_of=shape_of)
+        if isinstance(node, gast.BoolOp):
+            vals = [self.value(v, env) for v in node.values]
+            out = vals[0]
+            for v in vals[1:]:
+                out = out.join(v)
+            return replace(out, alias_of=None)
+        if isinstance(node, gast.IfExp):
+            return self.value(node.body, env).join(self.value(node.orelse, env))
+        if isinstance(node, (gast.List, gast.ListComp)):
+            return Value(Kind.LIST)
+        if isinstance(node, (gast.Dict, gast.DictComp)):
+            return Value(Kind.DICT)
+        if isinstance(node, (gast.Set, gast.SetComp, gast.GeneratorExp)):
+            return UNKNOWN
+        if isinstance(node, gast.Tuple):
+            vals = [self.value(e, env) for e in node.elts]
+            if all(v.static for v in vals):
+                return STATIC
+            if any(v.traced for v in vals):
+                return Value(Kind.TRACED, scalar=False)
+            return UNKNOWN
+        if isinstance(node, gast.Slice):
+            vals = [self.value(p, env) for p in (node.lower, node.upper, node.step) if p]
+            return Value(Kind.TRACED) if any(v.traced for v in vals) else STATIC
+        if isinstance(node, gast.Lambda):
+            return STATIC
+        if isinstance(node, gast.NamedExpr):
+            v = self.value(node.value, env)
+            env[node.target.id] = v
+            return v
+        if isinstance(node, gast.JoinedStr):
+            return STATIC
+        if isinstance(node, gast.Call):
+            return self.call(node, env)
+        if isinstance(node, gast.Starred):
+            return self.value(node.value, env)
+        return UNKNOWN
+
+    def call(self, node: gast.Call, env: Env) -> Value:
+        name = dotted_name(node.func)
+        args = [self.value(a, env) for a in node.args] + [
+            self.value(k.value, env) for k in node.keywords
+        ]
+        any_traced = any(a.traced for a in args)
+        all_static = all(a.static for a in args)
+        qual = self.scope.qualified(name) if name else None
+        if qual is None and name in _BUILTINS:
+            qual = f"builtins.{name}"
+        if qual:
+            if qual in STATIC_RESULT_CALLS:
+                return Value(Kind.STATIC, "int" if qual in ("builtins.len",) else None, True)
+            if qual in ("builtins.int", "builtins.float", "builtins.bool"):
+                dtype = qual.split(".")[1]
+                return Value(
+                    Kind.TRACED if any_traced else (Kind.STATIC if all_static else Kind.UNKNOWN),
+                    dtype,
+                    True,
+                )
+            if qual in ("builtins.list",):
+                return Value(Kind.LIST)
+            if qual in ("builtins.dict",):
+                return Value(Kind.DICT)
+            if qual in (
+                "builtins.range",
+                "builtins.tuple",
+                "builtins.str",
+                "builtins.isinstance",
+                "builtins.callable",
+                "builtins.type",
+                "builtins.hasattr",
+            ):
+                return STATIC if not any_traced else UNKNOWN
+            if qual in (
+                "builtins.abs",
+                "builtins.min",
+                "builtins.max",
+                "builtins.sum",
+                "builtins.round",
+            ):
+                return Value(
+                    Kind.TRACED if any_traced else (Kind.STATIC if all_static else Kind.UNKNOWN)
+                )
+            if qual.startswith("jax."):
+                return self.jax_call(qual, node, env, args)
+            if qual.startswith("numpy."):
+                if any_traced:
+                    return TRACED
+                short = qual.rsplit(".", 1)[1]
+                if short in NUMPY_BUFFER_CONSTRUCTORS:
+                    return Value(Kind.NUMPY, scalar=False)
+                return Value(Kind.STATIC) if all_static else UNKNOWN
+            if qual.startswith("builtins."):
+                return STATIC if all_static else (TRACED if any_traced else UNKNOWN)
+        # methods on values
+        if isinstance(node.func, gast.Attribute):
+            base = self.value(node.func.value, env)
+            method = node.func.attr
+            if base.traced:
+                if method in ("astype",) and node.args:
+                    t = dotted_name(node.args[0]) or ""
+                    dtype = "bool" if t.endswith("bool") or t.endswith("bool_") else None
+                    return Value(
+                        Kind.TRACED, dtype, base.scalar, shape_of=_own_shape(node.func.value, base)
+                    )
+                if method in ("any", "all") and not node.args and not node.keywords:
+                    return Value(Kind.TRACED, "bool", True)
+                if method in (
+                    "sum",
+                    "mean",
+                    "max",
+                    "min",
+                    "prod",
+                    "std",
+                    "var",
+                    "argmax",
+                    "argmin",
+                ):
+                    if not node.args and not node.keywords:
+                        dtype = "int" if method in ("argmax", "argmin") else None
+                        return Value(Kind.TRACED, dtype, True)
+                if method == "item":
+                    return Value(Kind.TRACED, None, True)
+                if method in ("tolist",):
+                    return UNKNOWN
+                if method in ("copy",):
+                    return Value(
+                        Kind.TRACED,
+                        base.dtype,
+                        base.scalar,
+                        shape_of=_own_shape(node.func.value, base),
+                    )
+                return TRACED
+            if base.kind is Kind.NUMPY:
+                if any_traced:
+                    return TRACED
+                if method in ("copy", "astype", "reshape", "ravel", "flatten"):
+                    alias = (
+                        node.func.value.id
+                        if method in ("reshape", "ravel") and isinstance(node.func.value, gast.Name)
+                        else None
+                    )
+                    return Value(Kind.NUMPY, alias_of=alias)
+                return UNKNOWN
+            if base.kind is Kind.LIST and method in ("copy",):
+                return Value(Kind.LIST)
+            if base.static and all_static:
+                return UNKNOWN
+        if any_traced:
+            return TRACED
+        return UNKNOWN
+
+    def jax_call(self, qual: str, node: gast.Call, env: Env, args: list[Value]) -> Value:
+        short = qual.rsplit(".", 1)[1]
+        if qual in JAX_ARRAY_RETURNING_STATIC:
+            return STATIC
+        if short in (
+            "isnan",
+            "isinf",
+            "isfinite",
+            "logical_and",
+            "logical_or",
+            "logical_not",
+            "logical_xor",
+            "greater",
+            "less",
+            "equal",
+            "not_equal",
+            "greater_equal",
+            "less_equal",
+            "isclose",
+            "signbit",
+            "isneginf",
+            "isposinf",
+        ):
+            shape_of = None
+            if node.args and isinstance(node.args[0], gast.Name):
+                shape_of = node.args[0].id
+            return Value(Kind.TRACED, "bool", None, shape_of=shape_of)
+        if short in ("any", "all") and len(node.args) == 1 and not node.keywords:
+            return Value(Kind.TRACED, "bool", True)
+        if short in ("argmax", "argmin") and len(node.args) == 1 and not node.keywords:
+            return Value(Kind.TRACED, "int", True)
+        if short in (
+            "arange",
+            "argsort",
+            "nonzero",
+            "argwhere",
+            "flatnonzero",
+            "searchsorted",
+            "digitize",
+        ):
+            return Value(Kind.TRACED, "int", False)
+        if (
+            short in ("sum", "mean", "max", "min", "prod", "dot", "vdot", "linalg.norm", "norm")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return Value(Kind.TRACED, None, True)
+        if short in ("asarray", "array") and node.args:
+            first = self.value(node.args[0], env)
+            if (
+                isinstance(node.args[0], gast.Name)
+                and first.traced
+                and len(node.args) == 1
+                and not node.keywords
+            ):
+                return replace(first, alias_of=node.args[0].id if short == "asarray" else None)
+            return Value(Kind.TRACED, first.dtype, first.scalar)
+        if short in ("zeros_like", "ones_like", "full_like", "empty_like") and node.args:
+            src = node.args[0].id if isinstance(node.args[0], gast.Name) else None
+            return Value(Kind.TRACED, shape_of=src)
+        if short == "where" and len(node.args) == 3:
+            return TRACED
+        return TRACED
+
+
+def _is_basic_index(node) -> bool:
+    """An index that makes a NumPy view (ints and slices), so the result aliases the base."""
+    if isinstance(node, gast.Slice):
+        return True
+    if isinstance(node, gast.Tuple):
+        return any(isinstance(e, gast.Slice) for e in node.elts) and all(
+            isinstance(e, (gast.Slice, gast.Constant)) for e in node.elts
+        )
+    return False
+
+
+def _own_shape(node, v: Value) -> str | None:
+    if v.shape_of:
+        return v.shape_of
+    if isinstance(node, gast.Name) and v.scalar is not True:
+        return node.id
+    return None
+
+
+def _shape_source(left, lv: Value, right, rv: Value) -> str | None:
+    """For an elementwise op of an array and a scalar, the array whose shape the result has."""
+    if rv.scalar is True or (isinstance(right, gast.Constant)):
+        return _own_shape(left, lv)
+    if lv.scalar is True or isinstance(left, gast.Constant):
+        return _own_shape(right, rv)
+    ls, rs = _own_shape(left, lv), _own_shape(right, rv)
+    if ls and ls == rs:
+        return ls
+    return None
+
+
+_BUILTINS = {
+    "len",
+    "range",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "tuple",
+    "list",
+    "dict",
+    "set",
+    "isinstance",
+    "print",
+    "abs",
+    "min",
+    "max",
+    "sum",
+    "round",
+    "enumerate",
+    "zip",
+    "reversed",
+    "sorted",
+    "callable",
+    "type",
+    "hasattr",
+    "getattr",
+    "repr",
+    "ValueError",
+    "TypeError",
+    "RuntimeError",
+    "NotImplementedError",
+    "KeyError",
+    "IndexError",
+    "AssertionError",
+    "Exception",
+    "None",
+    "True",
+    "False",
+    "object",
+    "super",
+    "iter",
+    "next",
+    "map",
+    "filter",
+    "any",
+    "all",
+    "divmod",
+}
+
+
+def expression_reads(node) -> set[str]:
+    return expr_activity(node).reads

@@ -1,0 +1,1 @@
+"""Converters: one module per family of rules; each exposes `convert(ctx)` and `CODES`."""

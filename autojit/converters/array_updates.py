@@ -1,0 +1,517 @@
+"""AJ3xx: in-place array updates -> functional `.at[]` updates and `jnp.where`.
+
+JAX arrays are immutable, so `x[i] = y` raises "JAX arrays are immutable" and `x[mask] = v`
+cannot be traced. The meaning kept is NumPy's in-place one:
+
+- AJ301 `x[i] = y` -> `x = x.at[i].set(y)`; `x[i][j] = y` -> `x = x.at[i, j].set(y)` when `x[i]`
+  is a view (a scalar integer `i`).
+- AJ302 `x[i] op= y` -> `.at[i].add/multiply/divide/power(y)` for indices that cannot repeat, and
+  `.at[i].set(x[i] op y)` otherwise (NumPy applies `x[[0, 0]] += 1` once, `.at[].add` twice).
+- AJ303 `x[mask] = v`, `x[mask] op= v`, `x.at[mask].set(v)` with a boolean mask ->
+  `jnp.where(mask, v, x)` in x's dtype.
+- AJ304 an index that may be boolean or integer -> a choice on its dtype, which jit knows.
+
+Refused with AJ9xx where the functional form would not keep NumPy's meaning.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..analysis import Kind, Value, dotted_name
+from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
+from ..render import replace_statements
+from ..templates import name, replace, replace_expr
+from .base import Context, walk_statements
+
+CODES = ("AJ301", "AJ302", "AJ303", "AJ304")
+
+_AT_METHODS = {"set", "add", "multiply", "mul", "divide", "power", "min", "max"}
+
+
+def convert(ctx: Context) -> None:
+    fn = ctx.fn
+    returns_value = any(
+        isinstance(s, gast.Return) and s.value is not None for s in walk_statements(fn.body)
+    )
+    returned_names: set[str] = set()
+    for s in walk_statements(fn.body):
+        if isinstance(s, gast.Return) and s.value is not None:
+            returned_names |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+    for owner, field, stmt in _subscript_updates(fn.body):
+        _update_statement(ctx, owner, field, stmt, returns_value, returned_names)
+    _user_at_with_mask(ctx)
+
+
+def _subscript_updates(stmts):
+    """(block owner, field, statement) for each `x[...] = v` / `x[...] op= v` statement."""
+    out = []
+
+    def visit(owner, field, block):
+        for s in block:
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                continue
+            if (
+                isinstance(s, gast.Assign) and any(isinstance(t, gast.Subscript) for t in s.targets)
+            ) or (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)):
+                out.append((owner, field, s))
+            for f in ("body", "orelse", "finalbody"):
+                sub = getattr(s, f, None)
+                if isinstance(sub, list):
+                    visit(s, f, sub)
+            for h in getattr(s, "handlers", []) or []:
+                visit(h, "body", h.body)
+
+    visit(None, "body", stmts)
+    return out
+
+
+def _chain(target: gast.Subscript):
+    """`x[i][j]` -> (Name x, [i, j]); None when the base is not a plain name."""
+    indices = []
+    node = target
+    while isinstance(node, gast.Subscript):
+        indices.append(node.slice)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    return node, list(reversed(indices))
+
+
+class _IndexKind:
+    BASIC = "basic"  # ints, slices, ..., None: every position at most once
+    INT_ARRAY = "int-array"  # integer arrays: positions may repeat
+    MASK = "mask"  # boolean mask
+    AMBIGUOUS = "ambiguous"  # may be a mask or integers
+
+
+def index_kind(ctx: Context, idx, stmt) -> str:
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    kinds = [_part_kind(ctx, p, stmt) for p in parts]
+    if len(kinds) == 1:
+        return kinds[0]
+    if any(k in (_IndexKind.MASK, _IndexKind.AMBIGUOUS) for k in kinds):
+        return _IndexKind.AMBIGUOUS if _IndexKind.MASK not in kinds else "mixed-mask"
+    if _IndexKind.INT_ARRAY in kinds:
+        return _IndexKind.INT_ARRAY
+    return _IndexKind.BASIC
+
+
+def _part_kind(ctx: Context, p, stmt) -> str:
+    if isinstance(p, gast.Slice):
+        return _IndexKind.BASIC
+    if isinstance(p, gast.Constant):
+        if p.value is None or p.value is Ellipsis or isinstance(p.value, int):
+            return _IndexKind.BASIC if not isinstance(p.value, bool) else _IndexKind.MASK
+        return "other"
+    if isinstance(p, (gast.List,)):
+        if all(isinstance(e, gast.Constant) and isinstance(e.value, bool) for e in p.elts):
+            return _IndexKind.MASK
+        return _IndexKind.INT_ARRAY
+    v: Value = ctx.analysis.value(p, stmt)
+    if v.dtype == "bool":
+        return _IndexKind.MASK
+    if v.scalar is True and v.dtype in ("int", None) and v.kind in (Kind.STATIC, Kind.TRACED):
+        return _IndexKind.BASIC
+    if v.kind is Kind.STATIC:
+        return _IndexKind.BASIC if v.dtype == "int" else _IndexKind.INT_ARRAY
+    if v.dtype == "int":
+        return _IndexKind.INT_ARRAY
+    return _IndexKind.AMBIGUOUS
+
+
+def _is_scalar_int(ctx: Context, idx, stmt) -> bool:
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    for p in parts:
+        if (
+            isinstance(p, gast.Constant)
+            and isinstance(p.value, int)
+            and not isinstance(p.value, bool)
+        ):
+            continue
+        v = ctx.analysis.value(p, stmt)
+        if v.scalar is True and v.dtype in ("int", None) and v.kind in (Kind.STATIC, Kind.TRACED):
+            continue
+        return False
+    return True
+
+
+def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_names) -> None:
+    an = ctx.analysis
+    if isinstance(stmt, gast.Assign):
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Subscript):
+            if any(_is_array_target(ctx, t, stmt) for t in stmt.targets):
+                ctx.refuse(
+                    "AJ907",
+                    stmt,
+                    "assignment to several targets including an array item; "
+                    "split it into one assignment per line so each can be rewritten",
+                )
+            return
+        target, op = stmt.targets[0], None
+    else:
+        target, op = stmt.target, type(stmt.op).__name__
+    chain = _chain(target)
+    if chain is None:
+        return
+    base, indices = chain
+    x = base.id
+    v = an.value(base, stmt)
+    if any(isinstance(p, gast.Constant) and isinstance(p.value, str) for p in indices):
+        return  # a dict or record: not an array
+    if v.kind in (Kind.LIST, Kind.DICT):
+        return  # a Python container, mutable as it is
+    values = [an.value(i, stmt) for i in indices] + [an.value(stmt.value, stmt)]
+    if v.kind is Kind.NUMPY:
+        if any(val.traced for val in values):
+            ctx.refuse(
+                "AJ906",
+                stmt,
+                f"`{x}` is a NumPy array, which cannot hold traced values; "
+                f"build it with jax.numpy instead (its dtype may differ)",
+            )
+        return
+    if v.kind is Kind.STATIC and not any(val.traced for val in values):
+        return
+    if x not in an.values.locals:
+        ctx.refuse(
+            "AJ904",
+            stmt,
+            f"`{x}` is not a local variable of `{ctx.fn.name}`; rebinding it "
+            f"would not update the caller's array: pass it in and return it",
+        )
+        return
+    if x in ctx.analysis.activity.of_block(ctx.fn.body).nonlocal_:
+        ctx.refuse(
+            "AJ904",
+            stmt,
+            f"`{x}` is declared global/nonlocal; the functional update "
+            f"cannot change the outer array",
+        )
+        return
+    # NumPy view semantics: another name that shares x's memory sees the update; a copy won't
+    aliases = _aliases(ctx, x, stmt)
+    if aliases:
+        ctx.refuse(
+            "AJ901",
+            stmt,
+            f"`{aliases[0]}` refers to the same array as `{x}` and is read "
+            f"after this update; with immutable arrays it would keep the old values",
+        )
+        return
+    if x in an.params and not returns_value:
+        ctx.refuse(
+            "AJ902",
+            stmt,
+            f"`{ctx.fn.name}` only mutates its argument `{x}` and returns "
+            f"nothing; a jitted function cannot mutate its input: return `{x}` instead",
+        )
+        return
+    if len(indices) > 1:
+        if not all(_is_scalar_int(ctx, i, stmt) for i in indices[:-1]):
+            ctx.refuse(
+                "AJ903",
+                stmt,
+                f"`{x}[...][...]` is only the same as `{x}[..., ...]` when "
+                f"the first index is a single integer; write `{x}[i, j] = ...` if that is meant",
+            )
+            return
+        parts = []
+        for i in indices:
+            parts.extend(i.elts if isinstance(i, gast.Tuple) else [i])
+        index = gast.Tuple(elts=parts, ctx=gast.Load())
+    else:
+        index = indices[0]
+    kind = index_kind(ctx, index, stmt)
+    note = ""
+    if x in an.params and x not in returned_names:
+        note = (
+            f"; note: the caller's `{x}` is no longer modified in place, only the "
+            f"function's own copy is updated"
+        )
+    if kind == "other" or kind == "mixed-mask":
+        ctx.refuse(
+            "AJ903",
+            stmt,
+            f"cannot tell what the index of `{x}` selects; write the update with `{x}.at[...]`",
+        )
+        return
+    if kind == _IndexKind.MASK:
+        _mask_update(ctx, owner, field, stmt, base, index, op, note)
+    elif kind == _IndexKind.AMBIGUOUS:
+        _ambiguous_update(ctx, owner, field, stmt, base, index, op, note)
+    else:
+        _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
+
+
+def _is_array_target(ctx, t, stmt) -> bool:
+    chain = _chain(t) if isinstance(t, gast.Subscript) else None
+    if chain is None:
+        return False
+    v = ctx.analysis.value(chain[0], stmt)
+    return v.kind in (Kind.TRACED, Kind.UNKNOWN)
+
+
+def _aliases(ctx: Context, x: str, stmt) -> list[str]:
+    env = ctx.analysis.env_before(stmt)
+    live = ctx.analysis.live_out(stmt)
+    out = []
+    mine = env.get(x)
+    for other, val in env.items():
+        if other == x:
+            continue
+        if val.alias_of == x or (mine is not None and mine.alias_of == other):
+            if other in live:
+                out.append(other)
+    return out
+
+
+def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
+    block = getattr(owner, field) if owner is not None else ctx.fn.body
+    replace_statements(block, [stmt], new_stmts)
+
+
+def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
+    x = base.id
+    code = "AJ301" if op is None else "AJ302"
+    if not ctx.allowed(code, stmt):
+        return
+    if op is None:
+        new = replace("X = X.at[INDEX].set(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
+        msg = f"`{x}[...] = ...` -> `{x} = {x}.at[...].set(...)`"
+    else:
+        method = AT_METHOD_FOR_AUGOP.get(op)
+        if method and kind == _IndexKind.BASIC:
+            new = replace(f"X = X.at[INDEX].{method}(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
+            msg = f"`{x}[...] {BINOP_SYMBOL[op]}= ...` -> `{x} = {x}.at[...].{method}(...)`"
+        else:
+            sym = BINOP_SYMBOL[op]
+            new = replace(
+                f"X = X.at[INDEX].set(X[INDEX] {sym} VALUE)",
+                X=x,
+                INDEX=index,
+                VALUE=_paren(stmt.value),
+            )
+            why = "" if kind == _IndexKind.BASIC else " (the index may repeat positions)"
+            msg = f"`{x}[...] {sym}= ...` -> `{x} = {x}.at[...].set({x}[...] {sym} ...)`{why}"
+    _replace_stmt(ctx, owner, field, stmt, new)
+    ctx.change(code, stmt, msg + note)
+
+
+def _paren(node):
+    return node
+
+
+def _mask_value(ctx, stmt, x, mask, value) -> tuple[object, bool]:
+    """The value to select where the mask holds, and whether it is safe (scalar or same-mask)."""
+    if isinstance(value, gast.Subscript) and gast.dump(value.slice) == gast.dump(mask):
+        return value.value, True
+    v = ctx.analysis.value(value, stmt)
+    if v.scalar is True:
+        return value, True
+    return value, False
+
+
+def _mask_expr(ctx, stmt, x: str, mask):
+    """The mask, broadcast against x: NumPy's `x[mask]` selects along x's leading axes."""
+    mv = ctx.analysis.value(mask, stmt)
+    if mv.shape_of == x or (isinstance(mask, gast.Name) and mask.id == x):
+        return mask
+    return replace_expr("MASK.reshape(MASK.shape + (1,) * (X.ndim - MASK.ndim))", MASK=mask, X=x)
+
+
+def _mask_update(ctx, owner, field, stmt, base, mask, op, note) -> None:
+    x = base.id
+    if not ctx.allowed("AJ303", stmt):
+        return
+    value, ok = _mask_value(ctx, stmt, x, mask, stmt.value)
+    if not ok:
+        ctx.refuse(
+            "AJ905",
+            stmt,
+            f"`{x}[mask] = value` with a value that may not be a scalar: NumPy "
+            f"fills the selected places in order, which has no static-shape form; use "
+            f"`jnp.where(mask, other_array, {x})` if a same-shaped array is meant",
+        )
+        return
+    jnp = ctx.names.jnp
+    m = _mask_expr(ctx, stmt, x, mask)
+    if op is None:
+        new = replace(f"X = {jnp}.where(MASK, VALUE, X).astype(X.dtype)", X=x, MASK=m, VALUE=value)
+        msg = f"`{x}[mask] = ...` -> `{jnp}.where(mask, ..., {x})`"
+    else:
+        sym = BINOP_SYMBOL[op]
+        new = replace(
+            f"X = {jnp}.where(MASK, X {sym} VALUE, X).astype(X.dtype)", X=x, MASK=m, VALUE=value
+        )
+        msg = f"`{x}[mask] {sym}= ...` -> `{jnp}.where(mask, {x} {sym} ..., {x})`"
+    _replace_stmt(ctx, owner, field, stmt, new)
+    ctx.change("AJ303", stmt, msg + " (a boolean mask cannot index under jit)" + note)
+
+
+def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
+    x = base.id
+    if not ctx.allowed("AJ304", stmt):
+        return
+    jnp = ctx.names.jnp
+    value, scalar = _mask_value(ctx, stmt, x, index, stmt.value)
+    sym = BINOP_SYMBOL[op] if op else None
+    at_value = f"X[INDEX] {sym} VALUE" if op else "VALUE"
+    if not scalar:
+        new = replace(f"X = X.at[INDEX].set({at_value})", X=x, INDEX=index, VALUE=stmt.value)
+        _replace_stmt(ctx, owner, field, stmt, new)
+        ctx.change(
+            "AJ304",
+            stmt,
+            f"`{x}[index] {sym + '=' if sym else '='} ...` -> `.at[index].set(...)`;"
+            f" if `index` is a boolean mask jit will reject it, since the value is not a scalar"
+            + note,
+        )
+        return
+    m = _mask_expr(ctx, stmt, x, index)
+    where_value = f"X {sym} VALUE" if op else "VALUE"
+    new = replace(
+        f"X = {jnp}.where(MASK, {where_value}, X).astype(X.dtype) "
+        f"if {jnp}.result_type(INDEX) == {jnp}.bool_ else X.at[INDEX].set({at_value})",
+        X=x,
+        MASK=m,
+        INDEX=index,
+        VALUE=value if op is None else stmt.value,
+    )
+    _replace_stmt(ctx, owner, field, stmt, new)
+    ctx.change(
+        "AJ304",
+        stmt,
+        f"`{x}[index] {'=' if not sym else sym + '='} ...` with an index that "
+        f"may be a boolean mask or integers: chosen by its dtype at trace time" + note,
+    )
+
+
+class _AtMaskRewriter(gast.NodeTransformer):
+    def __init__(self, ctx: Context, stmt) -> None:
+        self.ctx = ctx
+        self.stmt = stmt
+        self.changed = False
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        # our own dtype dispatch (AJ304) already handles both kinds of index: leave it alone
+        t = node.test
+        if (
+            isinstance(t, gast.Compare)
+            and isinstance(t.left, gast.Call)
+            and isinstance(t.left.func, gast.Attribute)
+            and t.left.func.attr == "result_type"
+        ):
+            return node
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if not (isinstance(f, gast.Attribute) and f.attr in _AT_METHODS):
+            return node
+        sub = f.value
+        if not (
+            isinstance(sub, gast.Subscript)
+            and isinstance(sub.value, gast.Attribute)
+            and sub.value.attr == "at"
+            and isinstance(sub.value.value, gast.Name)
+        ):
+            return node
+        x = sub.value.value.id
+        mask = sub.slice
+        kind = _part_kind(self.ctx, mask, self.stmt)
+        if kind not in (_IndexKind.MASK, _IndexKind.AMBIGUOUS) or isinstance(mask, gast.Tuple):
+            return node
+        if len(node.args) != 1 or node.keywords:
+            return node
+        code = "AJ303" if kind == _IndexKind.MASK else "AJ304"
+        if not self.ctx.allowed(code, self.stmt):
+            return node
+        value, ok = _mask_value(self.ctx, self.stmt, x, mask, node.args[0])
+        if not ok and kind == _IndexKind.AMBIGUOUS:
+            return node  # integer indices work as written; a mask would fail loudly, not silently
+        if not ok:
+            self.ctx.refuse(
+                "AJ905",
+                node,
+                f"`{x}.at[mask].{f.attr}(value)` with a value that may "
+                f"not be a scalar has no static-shape form",
+            )
+            return node
+        jnp = self.ctx.names.jnp
+        combined = {
+            "set": "VALUE",
+            "add": "X + VALUE",
+            "multiply": "X * VALUE",
+            "mul": "X * VALUE",
+            "divide": "X / VALUE",
+            "power": "X ** VALUE",
+            "min": f"{jnp}.minimum(X, VALUE)",
+            "max": f"{jnp}.maximum(X, VALUE)",
+        }[f.attr]
+        m = _mask_expr(self.ctx, self.stmt, x, mask)
+        if kind == _IndexKind.AMBIGUOUS:
+            new = replace_expr(
+                f"{jnp}.where(MASK, {combined}, X).astype(X.dtype) "
+                f"if {jnp}.result_type(INDEX) == {jnp}.bool_ else ORIGINAL",
+                MASK=m,
+                X=x,
+                VALUE=value,
+                INDEX=mask,
+                ORIGINAL=node,
+            )
+            self.ctx.change(
+                "AJ304",
+                node,
+                f"`{x}.at[index].{f.attr}(...)` with an index that may be "
+                f"a boolean mask or integers: chosen by its dtype at trace time",
+            )
+            self.changed = True
+            return new
+        new = replace_expr(
+            f"{jnp}.where(MASK, {combined}, X).astype(X.dtype)", MASK=m, X=x, VALUE=value
+        )
+        self.ctx.change(
+            "AJ303",
+            node,
+            f"`{x}.at[mask].{f.attr}(...)` -> `{jnp}.where(mask, ...)` "
+            f"(a boolean mask cannot index under jit)",
+        )
+        self.changed = True
+        return new
+
+
+def _user_at_with_mask(ctx: Context) -> None:
+    for s in list(walk_statements(ctx.fn.body)):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if not any(isinstance(n, gast.Attribute) and n.attr == "at" for n in _shallow_nodes(s)):
+            continue
+        rw = _AtMaskRewriter(ctx, s)
+        for fname, value in gast.iter_fields(s):
+            if isinstance(value, gast.expr):
+                setattr(s, fname, rw.visit(value))
+            elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
+                setattr(s, fname, [rw.visit(v) for v in value])
+
+
+def _shallow_nodes(stmt):
+    """Nodes of a statement's own expressions (not of the statements nested in it)."""
+    for _field, value in gast.iter_fields(stmt):
+        if isinstance(value, gast.expr):
+            yield from gast.walk(value)
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.expr):
+                    yield from gast.walk(v)
+
+
+__all__ = ["convert", "CODES", "dotted_name", "name"]

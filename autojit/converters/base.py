@@ -1,0 +1,155 @@
+"""What every converter gets: the function, its analyses, the file, and a place to report."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import gast
+
+from ..analysis import FunctionAnalysis
+from ..model import Change, Location, Refusal
+from ..scope import ModuleScope
+from ..source import SourceText
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+
+
+@dataclass
+class Options:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str) -> bool:
+        if self.select and not any(code.startswith(p) for p in self.select):
+            return False
+        return not any(code.startswith(p) for p in self.ignore)
+
+
+class Names:
+    """The file's own names for jax, jax.numpy and jax.lax; records the imports it must add."""
+
+    def __init__(self, scope: ModuleScope) -> None:
+        self.scope = scope
+        self.needed: set[str] = set()
+
+    def _module(self, module: str, default_alias: str) -> str:
+        alias = self.scope.alias_for(module)
+        if alias:
+            return alias
+        parent, _, leaf = module.rpartition(".")
+        if parent:
+            p = self.scope.alias_for(parent)
+            if p:
+                return f"{p}.{leaf}"
+        self.needed.add(module)
+        return default_alias
+
+    @property
+    def jnp(self) -> str:
+        return self._module("jax.numpy", "jnp")
+
+    @property
+    def lax(self) -> str:
+        return self._module("jax.lax", "jax.lax")
+
+    @property
+    def jax(self) -> str:
+        return self._module("jax", "jax")
+
+
+@dataclass
+class Context:
+    path: str
+    source: SourceText
+    scope: ModuleScope
+    fn: gast.FunctionDef
+    analysis: FunctionAnalysis
+    names: Names
+    options: Options
+    changes: list[Change] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    counter: dict[str, int] = field(default_factory=dict)
+
+    def location(self, node) -> Location:
+        line = getattr(node, "lineno", None) or self.fn.lineno
+        col = getattr(node, "col_offset", None)
+        col = self.source.char_col(line, col) + 1 if col is not None else 1
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None)
+        end_col = self.source.char_col(end_line, end_col) + 1 if end_col is not None else col
+        return Location(self.path, line, col, end_line, end_col)
+
+    def noqa(self, code: str, node) -> bool:
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return False
+        for ln in {line, getattr(node, "end_lineno", line) or line}:
+            m = _NOQA.search(self.source.line_text(ln))
+            if m:
+                codes = m.group("codes")
+                if codes is None or any(
+                    code.startswith(c.strip().upper()) for c in codes.split(",")
+                ):
+                    return True
+        return False
+
+    def allowed(self, code: str, node) -> bool:
+        return self.options.enabled(code) and not self.noqa(code, node)
+
+    def change(self, code: str, node, message: str) -> None:
+        self.changes.append(Change(code, self.location(node), message))
+
+    def refuse(self, code: str, node, reason: str) -> None:
+        if self.options.enabled(code) and not self.noqa(code, node):
+            self.refusals.append(Refusal(code, self.location(node), reason))
+
+    def fresh(self, base: str) -> str:
+        """A helper name not used anywhere in the function or module."""
+        taken = self._taken()
+        n = self.counter.get(base, 0)
+        while True:
+            candidate = base if n == 0 else f"{base}_{n}"
+            n += 1
+            if candidate not in taken:
+                self.counter[base] = n
+                taken.add(candidate)
+                return candidate
+
+    def _taken(self) -> set[str]:
+        if not hasattr(self, "_taken_names"):
+            names = set(self.scope.modules) | set(self.scope.imported_names) | self.scope.assigned
+            names |= set(self.scope.functions) | self.scope.classes
+            for node in gast.walk(self.fn):
+                if isinstance(node, gast.Name):
+                    names.add(node.id)
+                elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+                    names.add(node.name)
+            self._taken_names = names
+        return self._taken_names
+
+
+def walk_statements(stmts: Iterable, into_functions: bool = False):
+    """Every statement in a block, depth first, children before the statement holding them."""
+    for s in list(stmts):
+        if (
+            isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+            and not into_functions
+        ):
+            yield s
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from walk_statements(getattr(s, f, []) or [], into_functions)
+        for h in getattr(s, "handlers", []) or []:
+            yield from walk_statements(h.body, into_functions)
+        yield s
+
+
+def blocks_of(stmt):
+    """The statement lists directly inside a statement, as (owner, field) pairs."""
+    for f in ("body", "orelse", "finalbody"):
+        if isinstance(getattr(stmt, f, None), list):
+            yield stmt, f
+    for h in getattr(stmt, "handlers", []) or []:
+        yield h, "body"

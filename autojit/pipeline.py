@@ -1,0 +1,288 @@
+"""The conversion pipeline: parse -> analyse -> convert -> splice.
+
+``convert_source(text, filename=...)`` never imports or runs the user's code: it reads text and
+returns a :class:`~autojit.model.Conversion`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import gast
+
+from .analysis import FunctionAnalysis, dotted_name
+from .analysis.statics import infer_static_params, static_param_index
+from .converters import array_updates
+from .converters.base import Context, Names, Options
+from .model import Conversion, FunctionConversion, Location, StaticArgument
+from .render import Renderer, mark_original, splice_block
+from .scope import ModuleScope, module_scope
+from .source import SourceText, newline_of
+
+_SKIP = re.compile(r"#\s*autojit:\s*skip\b")
+_TRANSFORMS = r"(?:jit|vmap|grad|value_and_grad|pmap|jacfwd|jacrev|hessian|checkpoint|remat|convert|scan|fori_loop|while_loop|cond)"
+_PASSED = re.compile(r"\b" + _TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
+
+# The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
+Converter = Callable[[Context], None]
+CONVERTERS: list[Converter] = [array_updates.convert]
+
+
+class ConversionError(Exception):
+    """A function or file that autojit cannot read or convert."""
+
+
+@dataclass
+class _Candidate:
+    node: ast.FunctionDef
+    qualname: str
+
+
+def convert_source(
+    text: str,
+    filename: str = "<string>",
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    static_argnames: dict[str, Sequence[str]] | None = None,
+    only: Sequence[str] | None = None,
+    all_functions: bool = False,
+) -> Conversion:
+    """Convert every JAX function in ``text``; return the new text, changes and refusals.
+
+    A function is converted when it uses jax, is decorated with or passed to a jax transform
+    (``jax.jit(f)``), or ``only``/``all_functions`` asks for it. ``# autojit: skip`` on the
+    ``def`` line leaves a function alone.
+    """
+    tree = ast.parse(text, filename=filename)
+    scope = module_scope(tree)
+    options = Options(tuple(s.upper() for s in select), tuple(s.upper() for s in ignore))
+    src = SourceText(text)
+    names = Names(scope)
+    conversion = Conversion(filename, text, text)
+    candidates = _candidates(tree, text, src, scope, only, all_functions)
+    for cand in candidates:
+        declared = set((static_argnames or {}).get(cand.qualname, ())) | set(
+            (static_argnames or {}).get(cand.node.name, ())
+        )
+        result = _convert_function(cand, src, scope, names, options, filename, declared)
+        conversion.functions.append(result)
+    if names.needed and any(f.changed for f in conversion.functions):
+        _insert_imports(src, scope, names.needed, text)
+    conversion.text = src.result()
+    # per-function new text (after imports were inserted, positions are by function span)
+    return conversion
+
+
+def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]:
+    passed = set(_PASSED.findall(text))
+    aliases = scope.jax_aliases
+    alias_re = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(aliases))) + r")\b")
+        if aliases
+        else None
+    )
+    out: list[_Candidate] = []
+
+    def consider(node, prefix: str) -> None:
+        qual = f"{prefix}{node.name}"
+        if _SKIP.search(src.line_text(node.lineno)):
+            return
+        if only is not None:
+            if qual in only or node.name in only:
+                out.append(_Candidate(node, qual))
+            return
+        if all_functions or node.name in passed or _decorated_jax(node, scope):
+            out.append(_Candidate(node, qual))
+            return
+        if alias_re is not None:
+            start = node.lineno
+            body_text = "\n".join(src.line_text(n) for n in range(start, node.end_lineno + 1))
+            if alias_re.search(body_text):
+                out.append(_Candidate(node, qual))
+
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            consider(stmt, "")
+        elif isinstance(stmt, ast.ClassDef):
+            for sub in stmt.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    consider(sub, f"{stmt.name}.")
+    # helpers called by a candidate are traced with it: convert them too
+    by_name = {c.node.name for c in out}
+    changed = True
+    while changed and only is None:
+        changed = False
+        for c in list(out):
+            for n in ast.walk(c.node):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                    fn = scope.functions.get(n.func.id)
+                    if (
+                        fn is not None
+                        and fn.name not in by_name
+                        and not _SKIP.search(src.line_text(fn.lineno))
+                    ):
+                        out.append(_Candidate(fn, fn.name))
+                        by_name.add(fn.name)
+                        changed = True
+    out.sort(key=lambda c: c.node.lineno)
+    return out
+
+
+def _decorated_jax(node, scope: ModuleScope) -> bool:
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        name = _ast_dotted(target)
+        if name is None:
+            continue
+        if name.endswith("partial") and isinstance(d, ast.Call) and d.args:
+            name = _ast_dotted(d.args[0]) or name
+        q = scope.qualified(name) or name
+        if q.startswith("jax.") or q.startswith("autojit.") or q in ("jit", "convert"):
+            return True
+    return False
+
+
+def _ast_dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def declared_static(fn, scope: ModuleScope) -> set[str]:
+    """Static arguments the user declared in a jit / partial(jit) / autojit.convert decorator."""
+    out: set[str] = set()
+    params = [a.id for a in fn.args.posonlyargs + fn.args.args]
+    for d in fn.decorator_list:
+        if not isinstance(d, gast.Call):
+            continue
+        for kw in d.keywords:
+            if kw.arg == "static_argnames":
+                for c in gast.walk(kw.value):
+                    if isinstance(c, gast.Constant) and isinstance(c.value, str):
+                        out.add(c.value)
+            elif kw.arg == "static_argnums":
+                for c in gast.walk(kw.value):
+                    if (
+                        isinstance(c, gast.Constant)
+                        and isinstance(c.value, int)
+                        and -len(params) <= c.value < len(params)
+                    ):
+                        out.add(params[c.value])
+    return out
+
+
+def _convert_function(cand, src, scope, names, options, filename, declared) -> FunctionConversion:
+    fn_ast = cand.node
+    fn = gast.ast_to_gast(fn_ast)
+    mark_original(fn)
+    start, end = src.stmt_span(fn_ast)
+    original_text = src.original((start, end))
+    loc = Location(filename, fn_ast.lineno, fn_ast.col_offset + 1)
+    result = FunctionConversion(fn.name, cand.qualname, loc, original_text, original_text)
+
+    user_static = declared | declared_static(fn, scope)
+    inferred = infer_static_params(fn, scope)
+    static_names = set(user_static) | {r.name for r in inferred}
+    for pname in sorted(user_static, key=lambda n: (static_param_index(fn, n) is None, n)):
+        result.static_arguments.append(
+            StaticArgument(pname, static_param_index(fn, pname), loc, "declared static", True)
+        )
+    for r in inferred:
+        if r.name in user_static:
+            continue
+        line = getattr(r.node, "lineno", fn.lineno)
+        col = getattr(r.node, "col_offset", 0)
+        result.static_arguments.append(
+            StaticArgument(
+                r.name,
+                static_param_index(fn, r.name),
+                Location(filename, line, src.char_col(line, col) + 1),
+                r.reason,
+            )
+        )
+
+    # nested functions first (innermost), then the function itself
+    units = [n for n in gast.walk(fn) if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
+    units.sort(key=lambda n: -_depth(fn, n))
+    ctxs = []
+    for unit in units:
+        statics = static_names if unit is fn else set()
+        for convert in CONVERTERS:
+            analysis = FunctionAnalysis(unit, scope, statics)
+            ctx = Context(filename, src, scope, unit, analysis, names, options)
+            convert(ctx)
+            ctxs.append(ctx)
+    for ctx in ctxs:
+        result.changes.extend(ctx.changes)
+        result.refusals.extend(ctx.refusals)
+    if result.changes:
+        renderer = Renderer(src)
+        splice_block(renderer, src, fn, "body")
+    result.new_text = src.text((start, end))
+    return result
+
+
+def _depth(root, target) -> int:
+    def walk(node, d):
+        if node is target:
+            return d
+        for child in gast.iter_child_nodes(node):
+            r = walk(child, d + 1)
+            if r is not None:
+                return r
+        return None
+
+    return walk(root, 0) or 0
+
+
+def _insert_imports(src: SourceText, scope: ModuleScope, needed: set[str], text: str) -> None:
+    nl = newline_of(text)
+    lines = []
+    if "jax" in needed or ("jax.lax" in needed and not scope.alias_for("jax")):
+        if not scope.alias_for("jax"):
+            lines.append("import jax")
+    if "jax.numpy" in needed:
+        lines.append("import jax.numpy as jnp")
+    if not lines:
+        return
+    block = nl.join(lines)
+    if scope.last_import_end:
+        pos = (
+            src.line_starts[scope.last_import_end]
+            if scope.last_import_end < len(src.line_starts)
+            else len(text)
+        )
+        if pos == len(text) and not text.endswith(("\n", "\r")):
+            src.replace(pos, pos, nl + block + nl)
+        else:
+            src.replace(pos, pos, block + nl)
+    else:
+        pos = _after_docstring(text, src)
+        src.replace(pos, pos, block + nl)
+
+
+def _after_docstring(text: str, src: SourceText) -> int:
+    tree = ast.parse(text)
+    idx = 0
+    body = tree.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(getattr(body[0], "value", None), ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        idx = body[0].end_lineno
+        return src.line_starts[idx] if idx < len(src.line_starts) else len(text)
+    return 0
+
+
+__all__ = ["convert_source", "ConversionError", "CONVERTERS", "dotted_name"]

@@ -1,0 +1,515 @@
+"""Rendering transformed gast trees back to text, keeping the user's own text where it is unchanged.
+
+Every node of the parsed function is marked original (``_aj_orig``) with the identities of its
+children. A node is *pristine* when it is original and its whole subtree is unchanged. Pristine
+statements are copied as whole original lines (comments included); pristine expressions inside
+generated code are copied as their original source segment; only generated nodes are unparsed.
+
+:func:`splice_function` then replaces, in the file, just the original statements that changed,
+so everything else stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+import tokenize
+
+import gast
+
+from .source import SourceText, newline_of
+
+_SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+_ATOMIC = (
+    gast.Name,
+    gast.Constant,
+    gast.Attribute,
+    gast.Call,
+    gast.Subscript,
+    gast.List,
+    gast.Tuple,
+    gast.Dict,
+    gast.Set,
+    gast.ListComp,
+    gast.DictComp,
+    gast.SetComp,
+    gast.GeneratorExp,
+    gast.JoinedStr,
+)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
+
+
+def _children(node) -> list:
+    out = []
+    for _, value in gast.iter_fields(node):
+        if isinstance(value, list):
+            out.extend(
+                v for v in value if isinstance(v, gast.AST) and not isinstance(v, _SKIP_CHILD)
+            )
+        elif isinstance(value, gast.AST) and not isinstance(value, _SKIP_CHILD):
+            out.append(value)
+    return out
+
+
+def mark_original(root) -> None:
+    for node in gast.walk(root):
+        node._aj_orig = True
+        node._aj_children = tuple(id(c) for c in _children(node))
+        if hasattr(node, "lineno") and hasattr(node, "end_lineno"):
+            node._aj_span = True
+        for f in _BLOCK_FIELDS:
+            blk = getattr(node, f, None)
+            if isinstance(blk, list):
+                setattr(node, f"_aj_orig_{f}", list(blk))
+
+
+def _unparse(node) -> str:
+    import ast
+
+    tree = gast.gast_to_ast(node)
+    for sub in ast.walk(tree):
+        if "lineno" in sub._attributes:
+            sub.lineno = sub.end_lineno = 1
+            sub.col_offset = sub.end_col_offset = 0
+    return ast.unparse(tree)
+
+
+def _placeholder(i: int) -> str:
+    return f"__aj_ph_{i}__"
+
+
+class Renderer:
+    def __init__(self, source: SourceText) -> None:
+        self.src = source
+        self._pristine: dict[int, bool] = {}
+
+    # -- pristine -------------------------------------------------------------------------
+    def pristine(self, node) -> bool:
+        key = id(node)
+        if key in self._pristine:
+            return self._pristine[key]
+        ok = bool(getattr(node, "_aj_orig", False)) and getattr(node, "_aj_span", False)
+        if ok:
+            kids = _children(node)
+            ok = (
+                tuple(id(c) for c in kids) == node._aj_children
+                and all(self.pristine(c) for c in kids if hasattr(c, "lineno"))
+                and all(self._pristine_nospan(c) for c in kids if not hasattr(c, "lineno"))
+            )
+        self._pristine[key] = ok
+        return ok
+
+    def _pristine_nospan(self, node) -> bool:
+        if not getattr(node, "_aj_orig", False):
+            return False
+        kids = _children(node)
+        return tuple(id(c) for c in kids) == node._aj_children and all(
+            self.pristine(c) if hasattr(c, "lineno") else self._pristine_nospan(c) for c in kids
+        )
+
+    def invalidate(self) -> None:
+        self._pristine.clear()
+
+    # -- expressions ----------------------------------------------------------------------
+    def expr(self, node) -> str:
+        if self.pristine(node):
+            return self._segment(node)
+        holes: list[str] = []
+        clone = self._with_placeholders(node, holes, parent=None)
+        text = _unparse(clone).strip()
+        return self._fill(text, holes)
+
+    def _segment(self, node) -> str:
+        text = self.src.text(node)
+        if "\n" in text or "\r" in text:
+            text = f"({text})"
+        return text
+
+    def _fill(self, text: str, holes: list[str]) -> str:
+        for i in reversed(range(len(holes))):
+            text = text.replace(_placeholder(i), holes[i])
+        return text
+
+    def _with_placeholders(self, node, holes: list[str], parent):
+        if isinstance(node, gast.expr) and self.pristine(node):
+            seg = self._segment(node)
+            needs_parens = (
+                not isinstance(node, _ATOMIC)
+                and isinstance(
+                    parent,
+                    (
+                        gast.BinOp,
+                        gast.UnaryOp,
+                        gast.Compare,
+                        gast.BoolOp,
+                        gast.Attribute,
+                        gast.Subscript,
+                        gast.Await,
+                    ),
+                )
+                and not (seg.startswith("(") and seg.endswith(")"))
+            )
+            if isinstance(node, gast.Tuple) and not seg.startswith("("):
+                needs_parens = not isinstance(parent, (gast.Subscript,)) or needs_parens
+            if isinstance(parent, gast.Call) and isinstance(node, (gast.Lambda, gast.IfExp)):
+                needs_parens = False
+            holes.append(f"({seg})" if needs_parens else seg)
+            return gast.Name(
+                id=_placeholder(len(holes) - 1), ctx=gast.Load(), annotation=None, type_comment=None
+            )
+        if not isinstance(node, gast.AST):
+            return node
+        clone = copy.copy(node)
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(
+                    clone,
+                    field,
+                    [
+                        self._with_placeholders(v, holes, node) if isinstance(v, gast.AST) else v
+                        for v in value
+                    ],
+                )
+            elif isinstance(value, gast.AST):
+                setattr(clone, field, self._with_placeholders(value, holes, node))
+        return clone
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, stmts: list, indent: str) -> list[str]:
+        lines: list[str] = []
+        for s in stmts:
+            lines.extend(self.stmt(s, indent))
+        return lines
+
+    def stmt(self, s, indent: str) -> list[str]:
+        if self.pristine(s):
+            return self._original_lines(s, indent)
+        if getattr(s, "_aj_orig", False) and getattr(s, "_aj_span", False):
+            header = self._original_header(s)
+            if header is not None:
+                return self._compound(s, indent, header)
+        return self._generated(s, indent)
+
+    def _original_lines(self, s, indent: str) -> list[str]:
+        src = self.src
+        first = s.lineno
+        for d in getattr(s, "decorator_list", []) or []:
+            first = min(first, d.lineno)
+        if src.starts_line(s) and self._ends_line(s):
+            lines = [src.line_text(n) for n in range(first, s.end_lineno + 1)]
+            return reindent(lines, indent)
+        text = src.text(s)
+        return reindent((indent + text).splitlines(), indent)
+
+    def _ends_line(self, s) -> bool:
+        line = self.src.line_text(s.end_lineno)
+        rest = line[self.src.char_col(s.end_lineno, s.end_col_offset) :].strip()
+        return not rest or rest.startswith("#")
+
+    def _original_header(self, s) -> list[str] | None:
+        """Original header lines of a compound statement whose header is unchanged."""
+        if isinstance(s, gast.If):
+            parts = [s.test]
+        elif isinstance(s, gast.While):
+            parts = [s.test]
+        elif isinstance(s, (gast.For, gast.AsyncFor)):
+            parts = [s.target, s.iter]
+        elif isinstance(s, (gast.With, gast.AsyncWith)):
+            parts = [i.context_expr for i in s.items] + [
+                i.optional_vars for i in s.items if i.optional_vars is not None
+            ]
+        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            parts = list(s.decorator_list) + ([s.returns] if s.returns else [])
+            if not self._pristine_nospan(s.args):
+                return None
+        elif isinstance(s, gast.Try):
+            parts = []
+        else:
+            return None
+        if not all(self.pristine(p) for p in parts):
+            return None
+        orig_body = s._aj_orig_body
+        if not orig_body or orig_body[0].lineno == s.lineno or not self.src.starts_line(s):
+            return None
+        first = s.lineno
+        for d in getattr(s, "decorator_list", []) or []:
+            first = min(first, d.lineno)
+        return [self.src.line_text(n) for n in range(first, orig_body[0].lineno)]
+
+    def _compound(self, s, indent: str, header: list[str]) -> list[str]:
+        out = reindent(header, indent)
+        inner = indent + self._unit(s)
+        out += self.block(s.body, inner) or [inner + "pass"]
+        if isinstance(s, gast.Try):
+            for h in s.handlers:
+                out += self._generated_header(h, indent)
+                out += self.block(h.body, inner)
+        orelse = getattr(s, "orelse", None)
+        if orelse:
+            if (
+                isinstance(s, gast.If)
+                and len(orelse) == 1
+                and isinstance(orelse[0], gast.If)
+                and getattr(orelse[0], "_aj_span", False)
+                and self.src.line_text(orelse[0].lineno).lstrip().startswith("elif")
+            ):
+                sub = self.stmt(orelse[0], indent)
+                if sub and sub[0].lstrip().startswith("if"):
+                    sub[0] = sub[0].replace("if", "elif", 1)
+                out += sub
+            else:
+                out.append(indent + "else:")
+                out += self.block(orelse, inner)
+        if isinstance(s, gast.Try) and s.finalbody:
+            out.append(indent + "finally:")
+            out += self.block(s.finalbody, inner)
+        return out
+
+    def _unit(self, s) -> str:
+        """One level of indentation as this statement's body uses it."""
+        body = getattr(s, "_aj_orig_body", None) or getattr(s, "body", None)
+        if (
+            body
+            and getattr(body[0], "_aj_span", False)
+            and self.src.starts_line(body[0])
+            and getattr(s, "_aj_span", False)
+        ):
+            inner = self.src.indent_of(body[0])
+            outer = self.src.indent_of(s)
+            if inner.startswith(outer) and len(inner) > len(outer):
+                return inner[len(outer) :]
+        return "    "
+
+    def _generated_header(self, h, indent: str) -> list[str]:
+        t = f" {self.expr(h.type)}" if h.type is not None else ""
+        n = f" as {h.name.id if hasattr(h.name, 'id') else h.name}" if h.name else ""
+        return [f"{indent}except{t}{n}:"]
+
+    def _generated(self, s, indent: str) -> list[str]:
+        unit = self._unit(s) if getattr(s, "_aj_orig", False) else "    "
+        inner = indent + unit
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            out = [f"{indent}@{self.expr(d)}" for d in s.decorator_list]
+            stub = copy.copy(s)
+            stub.decorator_list = []
+            stub.body = [gast.Pass()]
+            holes: list[str] = []
+            stub.args = self._with_placeholders(s.args, holes, s)
+            if s.returns is not None:
+                stub.returns = self._with_placeholders(s.returns, holes, s)
+            head = _unparse(stub).strip().splitlines()[0]
+            out.append(indent + self._fill(head, holes))
+            out += self.block(s.body, inner)
+            return out
+        if isinstance(s, gast.If):
+            out = [f"{indent}if {self.expr(s.test)}:"]
+            out += self.block(s.body, inner)
+            if s.orelse:
+                if (
+                    len(s.orelse) == 1
+                    and isinstance(s.orelse[0], gast.If)
+                    and not self.pristine(s.orelse[0])
+                ):
+                    sub = self._generated(s.orelse[0], indent)
+                    sub[0] = sub[0].replace("if", "elif", 1)
+                    out += sub
+                else:
+                    out.append(f"{indent}else:")
+                    out += self.block(s.orelse, inner)
+            return out
+        if isinstance(s, gast.While):
+            out = [f"{indent}while {self.expr(s.test)}:"]
+            out += self.block(s.body, inner)
+            if s.orelse:
+                out += [f"{indent}else:"] + self.block(s.orelse, inner)
+            return out
+        if isinstance(s, gast.For):
+            out = [f"{indent}for {self.expr(s.target)} in {self.expr(s.iter)}:"]
+            out += self.block(s.body, inner)
+            if s.orelse:
+                out += [f"{indent}else:"] + self.block(s.orelse, inner)
+            return out
+        if isinstance(s, gast.With):
+            items = ", ".join(
+                self.expr(i.context_expr)
+                + (f" as {self.expr(i.optional_vars)}" if i.optional_vars else "")
+                for i in s.items
+            )
+            return [f"{indent}with {items}:"] + self.block(s.body, inner)
+        holes = []
+        clone = self._with_placeholders_stmt(s, holes)
+        text = self._fill(_unparse(clone).strip(), holes)
+        return [indent + line if i == 0 else line for i, line in enumerate(text.splitlines())]
+
+    def _with_placeholders_stmt(self, s, holes):
+        clone = copy.copy(s)
+        for field, value in gast.iter_fields(s):
+            if isinstance(value, list):
+                setattr(
+                    clone,
+                    field,
+                    [
+                        self._with_placeholders(v, holes, s) if isinstance(v, gast.expr) else v
+                        for v in value
+                    ],
+                )
+            elif isinstance(value, gast.expr):
+                setattr(clone, field, self._with_placeholders(value, holes, s))
+        return clone
+
+
+def _string_lines(text: str) -> set[int]:
+    """0-based line numbers (after the first) that lie inside multi-line strings."""
+    inside: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING or getattr(tokenize, "FSTRING_MIDDLE", -1) == tok.type:
+                for ln in range(tok.start[0], tok.end[0]):
+                    inside.add(
+                        ln
+                    )  # lines start[0]+1 .. end[0] are continuations (1-based -> 0-based)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return inside
+
+
+_LEADING = re.compile(r"[ \t]*")
+
+
+def reindent(lines: list[str], indent: str) -> list[str]:
+    """Move a block of original lines to ``indent``, leaving string continuation lines alone."""
+    if not lines:
+        return lines
+    old = _LEADING.match(lines[0]).group(0)
+    if old == indent:
+        return list(lines)
+    protected = _string_lines(
+        "\n".join(line[len(old) :] if line.startswith(old) else line.lstrip() for line in lines)
+    )
+    out = []
+    for i, line in enumerate(lines):
+        if i in protected or not line.strip():
+            out.append(line if i in protected else "")
+        elif line.startswith(old):
+            out.append(indent + line[len(old) :])
+        else:
+            out.append(line)
+    return out
+
+
+def splice_block(renderer: Renderer, src: SourceText, parent, field: str) -> None:
+    """Write into ``src`` the edits that turn the original block into the current one.
+
+    Statements still in the block are spliced recursively. A generated statement replaces the
+    original named by its ``_aj_replaces`` (set by :func:`replace_statements`); other generated
+    statements are inserted before the next original statement (or after the last). Each
+    original statement's own span is replaced, so comments between and after statements stay.
+    """
+    orig = getattr(parent, f"_aj_orig_{field}", None)
+    cur = getattr(parent, field, None)
+    if orig is None or cur is None or not orig:
+        return
+    if field == "handlers":
+        for h in cur:
+            if getattr(h, "_aj_orig", False):
+                splice_block(renderer, src, h, "body")
+        return
+    orig_ids = {id(o) for o in orig}
+    present = {id(s) for s in cur if id(s) in orig_ids}
+    groups: dict[int, list] = {}
+    inserts_before: dict[int, list] = {}
+    pending: list = []
+    for s in cur:
+        if id(s) in present:
+            if pending:
+                inserts_before.setdefault(id(s), []).extend(pending)
+                pending = []
+            _splice_stmt(renderer, src, s)
+            continue
+        target = getattr(s, "_aj_replaces", None)
+        if target is not None and id(target) in orig_ids and id(target) not in present:
+            groups.setdefault(id(target), []).append(s)
+        else:
+            pending.append(s)
+    nl = newline_of(src.text_)
+    last_kept = None
+    for o in orig:
+        if id(o) in present:
+            last_kept = o
+            if id(o) in inserts_before:
+                indent = src.indent_of(o)
+                lines = renderer.block(inserts_before[id(o)], indent)
+                at = src.line_starts[_first_line(o) - 1]
+                src.replace(at, at, nl.join(lines) + nl)
+            continue
+        new = groups.get(id(o), [])
+        if not new and pending and not any(id(x) in present for x in orig[orig.index(o) :]):
+            new, pending = pending, []
+        _replace_original(renderer, src, o, new)
+    if pending:
+        anchor = last_kept or orig[-1]
+        indent = src.indent_of(anchor)
+        end = src.span(anchor)[1]
+        src.replace(end, end, nl + nl.join(renderer.block(pending, indent)))
+
+
+def _first_line(s) -> int:
+    return min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", []) or []])
+
+
+def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None:
+    indent = src.indent_of(o)
+    nl = newline_of(src.text_)
+    start, end = src.stmt_span(o)
+    if not new:
+        # removed: drop its whole lines when it has them to itself
+        if src.starts_line(o) and renderer._ends_line(o):
+            a = src.line_starts[_first_line(o) - 1]
+            b = (
+                src.line_starts[o.end_lineno]
+                if o.end_lineno < len(src.line_starts)
+                else len(src.text_)
+            )
+            src.replace(a, b, "")
+        else:
+            src.replace(start, end, "pass")
+        return
+    lines = renderer.block(new, indent)
+    if src.starts_line(o):
+        start = src.line_starts[_first_line(o) - 1]
+    else:
+        lines[0] = lines[0].lstrip()
+    src.replace(start, end, nl.join(lines))
+
+
+def replace_statements(block: list, old: list, new: list) -> None:
+    """Replace the statements ``old`` (consecutive, by identity) in ``block`` by ``new``."""
+    i = next(k for k, s in enumerate(block) if s is old[0])
+    for n in new:
+        if not getattr(n, "_aj_orig", False) and getattr(n, "_aj_replaces", None) is None:
+            n._aj_replaces = getattr(old[0], "_aj_replaces", None) or old[0]
+    block[i : i + len(old)] = new
+
+
+def _splice_stmt(renderer: Renderer, src: SourceText, s) -> None:
+    if renderer.pristine(s):
+        return
+    if renderer._original_header(s) is not None:
+        for f in _BLOCK_FIELDS:
+            splice_block(renderer, src, s, f)
+        if isinstance(s, gast.If) and s.orelse and len(s.orelse) == 1:
+            pass
+        return
+    # the statement itself changed: replace it whole
+    indent = src.indent_of(s)
+    from .source import newline_of
+
+    lines = renderer.stmt(s, indent)
+    start = src.stmt_span(s)[0]
+    if src.starts_line(s):
+        line0 = min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])])
+        start = src.line_starts[line0 - 1]
+    else:
+        lines[0] = lines[0].lstrip()
+    src.replace(start, src.span(s)[1], newline_of(src.text_).join(lines))

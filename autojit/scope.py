@@ -1,0 +1,121 @@
+"""Module-level facts the analyses need: which names are jax, jax.numpy, jax.lax, numpy;
+which module names are constants; which names are functions of the module."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+JAX_MODULES = {"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.debug"}
+
+
+@dataclass
+class ModuleScope:
+    # local alias -> full module path, e.g. {"jnp": "jax.numpy", "np": "numpy"}
+    modules: dict[str, str] = field(default_factory=dict)
+    # local name -> full dotted name for `from m import f` names, e.g. {"jit": "jax.jit"}
+    imported_names: dict[str, str] = field(default_factory=dict)
+    constants: set[str] = field(default_factory=set)
+    functions: dict[str, ast.AST] = field(default_factory=dict)
+    classes: set[str] = field(default_factory=set)
+    assigned: set[str] = field(default_factory=set)
+    last_import_end: int = 0  # line after which new imports go (0: top of file)
+    first_stmt_line: int = 1
+
+    def alias_for(self, module: str) -> str | None:
+        """The file's own name for ``module`` (e.g. 'jnp' for 'jax.numpy'), if it has one."""
+        for name, full in self.modules.items():
+            if full == module:
+                return name
+        return None
+
+    def qualified(self, dotted: str) -> str | None:
+        """Resolve 'jnp.zeros' -> 'jax.numpy.zeros', 'jit' -> 'jax.jit'; None if unknown."""
+        head, _, rest = dotted.partition(".")
+        if head in self.modules:
+            full = self.modules[head]
+        elif head in self.imported_names:
+            full = self.imported_names[head]
+        else:
+            return None
+        return f"{full}.{rest}" if rest else full
+
+    def is_jax_name(self, dotted: str) -> bool:
+        q = self.qualified(dotted)
+        return q is not None and (q == "jax" or q.startswith("jax."))
+
+    @property
+    def jax_aliases(self) -> set[str]:
+        out = {n for n, m in self.modules.items() if m == "jax" or m.startswith("jax.")}
+        out |= {n for n, m in self.imported_names.items() if m.startswith("jax.")}
+        return out
+
+
+_CONSTANT_NODES = (ast.Constant,)
+
+
+def _is_constant_expr(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _is_constant_expr(node.operand)
+    if isinstance(node, ast.Tuple):
+        return all(_is_constant_expr(e) for e in node.elts)
+    if isinstance(node, ast.BinOp):
+        return _is_constant_expr(node.left) and _is_constant_expr(node.right)
+    return False
+
+
+def module_scope(tree: ast.Module) -> ModuleScope:
+    scope = ModuleScope()
+    reassigned: set[str] = set()
+    if tree.body:
+        first = tree.body[0]
+        # a module docstring stays first
+        scope.first_stmt_line = first.lineno
+    for stmt in tree.body:
+        _visit_top(stmt, scope, reassigned)
+    scope.constants -= reassigned
+    return scope
+
+
+def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None:
+    if isinstance(stmt, ast.Import):
+        for a in stmt.names:
+            if a.asname:
+                scope.modules[a.asname] = a.name
+            else:
+                top = a.name.split(".")[0]
+                scope.modules[top] = top
+        scope.last_import_end = stmt.end_lineno or stmt.lineno
+    elif isinstance(stmt, ast.ImportFrom):
+        if stmt.module and stmt.level == 0:
+            for a in stmt.names:
+                local = a.asname or a.name
+                full = f"{stmt.module}.{a.name}"
+                if full in JAX_MODULES or full in ("numpy.random", "numpy.linalg"):
+                    scope.modules[local] = full
+                else:
+                    scope.imported_names[local] = full
+        scope.last_import_end = stmt.end_lineno or stmt.lineno
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope.functions[stmt.name] = stmt
+    elif isinstance(stmt, ast.ClassDef):
+        scope.classes.add(stmt.name)
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Name):
+                if t.id in scope.assigned:
+                    reassigned.add(t.id)
+                scope.assigned.add(t.id)
+                if stmt.value is not None and _is_constant_expr(stmt.value):
+                    scope.constants.add(t.id)
+    elif isinstance(stmt, ast.If | ast.Try):
+        # `try: import x except ImportError` and `if TYPE_CHECKING:` blocks
+        for sub in ast.iter_child_nodes(stmt):
+            if isinstance(sub, ast.stmt):
+                _visit_top(sub, scope, reassigned)
+            elif isinstance(sub, ast.ExceptHandler):
+                for s in sub.body:
+                    _visit_top(s, scope, reassigned)

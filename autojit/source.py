@@ -1,0 +1,136 @@
+"""Source text, positions and edits.
+
+Rewrites never regenerate a whole function: each rule replaces the character range of the
+statements it rewrites, and builds the replacement from the original text of the
+sub-expressions and sub-statements it keeps. So everything outside a rewritten statement stays
+byte-identical, and comments inside kept sub-statements survive.
+
+Edits nest: a rule that rewrites an outer statement reads the text of its body through
+:meth:`SourceText.text`, which applies the edits already made inside that body. Its own edit then
+replaces (absorbs) them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+_INDENT = re.compile(r"[ \t]*")
+
+
+@dataclass
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+class SourceText:
+    """A file's text with a line index and a set of non-overlapping edits."""
+
+    def __init__(self, text: str) -> None:
+        self.text_ = text
+        self.line_starts = [0]
+        for m in re.finditer(r"\r\n|\r|\n", text):
+            self.line_starts.append(m.end())
+        self.edits: list[Edit] = []
+        self._lines_cache: dict[int, str] = {}
+
+    # -- positions -----------------------------------------------------------------------
+    def line_text(self, lineno: int) -> str:
+        """Text of 1-based line ``lineno`` without its line ending."""
+        start = self.line_starts[lineno - 1]
+        end = self.line_starts[lineno] if lineno < len(self.line_starts) else len(self.text_)
+        return self.text_[start:end].rstrip("\r\n")
+
+    def offset(self, lineno: int, col_byte: int) -> int:
+        """Character offset of (1-based line, UTF-8 byte column) as given by ``ast``."""
+        line = self.line_text(lineno)
+        if line.isascii():
+            col = col_byte
+        else:
+            col = len(line.encode("utf-8")[:col_byte].decode("utf-8", errors="replace"))
+        return self.line_starts[lineno - 1] + col
+
+    def char_col(self, lineno: int, col_byte: int) -> int:
+        return self.offset(lineno, col_byte) - self.line_starts[lineno - 1]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def span(self, node) -> tuple[int, int]:
+        return (
+            self.offset(node.lineno, node.col_offset),
+            self.offset(node.end_lineno, node.end_col_offset),
+        )
+
+    def stmt_span(self, node) -> tuple[int, int]:
+        """Span of a statement, extended over its decorators."""
+        start, end = self.span(node)
+        for dec in getattr(node, "decorator_list", []) or []:
+            s = self.offset(dec.lineno, dec.col_offset) - 1  # the '@'
+            start = min(start, s)
+        return start, end
+
+    def block_span(self, stmts) -> tuple[int, int]:
+        return self.stmt_span(stmts[0])[0], self.stmt_span(stmts[-1])[1]
+
+    def indent_of(self, node) -> str:
+        """The indentation of the line on which ``node`` starts."""
+        return _INDENT.match(self.line_text(node.lineno)).group(0)
+
+    def starts_line(self, node) -> bool:
+        """Whether nothing but indentation precedes ``node`` on its line."""
+        line = self.line_text(node.lineno)
+        return not line[: self.char_col(node.lineno, node.col_offset)].strip()
+
+    # -- text with edits -------------------------------------------------------------------
+    def text(self, node_or_span) -> str:
+        """The current text of a node or span: original text with the edits inside applied."""
+        if isinstance(node_or_span, tuple):
+            start, end = node_or_span
+        else:
+            start, end = self.span(node_or_span)
+        out = []
+        pos = start
+        for e in self.edits:
+            if e.start >= start and e.end <= end:
+                out.append(self.text_[pos : e.start])
+                out.append(e.text)
+                pos = e.end
+        out.append(self.text_[pos:end])
+        return "".join(out)
+
+    def original(self, node_or_span) -> str:
+        if isinstance(node_or_span, tuple):
+            start, end = node_or_span
+        else:
+            start, end = self.span(node_or_span)
+        return self.text_[start:end]
+
+    def replace(self, start: int, end: int, text: str) -> None:
+        """Replace ``[start, end)``; edits inside the range are absorbed, overlaps are a bug."""
+        kept = []
+        for e in self.edits:
+            if e.start >= start and e.end <= end:
+                continue
+            if e.end <= start or e.start >= end:
+                kept.append(e)
+                continue
+            raise ValueError(f"overlapping edits at {start}:{end} and {e.start}:{e.end}")
+        kept.append(Edit(start, end, text))
+        kept.sort(key=lambda e: (e.start, e.end))
+        self.edits = kept
+
+    def has_edits_in(self, start: int, end: int) -> bool:
+        return any(e.start >= start and e.end <= end for e in self.edits)
+
+    def result(self) -> str:
+        return self.text((0, len(self.text_)))
+
+
+def newline_of(text: str) -> str:
+    """The file's line ending, so inserted lines match it."""
+    m = re.search(r"\r\n|\r|\n", text)
+    return m.group(0) if m else "\n"

@@ -1,0 +1,90 @@
+"""Generated code from readable templates.
+
+``replace("NAME = NAME.at[INDEX].set(VALUE)", NAME="x", INDEX=index_node, VALUE=value_node)``
+parses the template with gast and substitutes placeholder names with nodes (kept by identity, so
+the renderer can copy the user's original text for them) or with new names (strings).
+"""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+
+import gast
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, replacements: dict) -> None:
+        self.replacements = replacements
+
+    def visit_Name(self, node: gast.Name):
+        if node.id not in self.replacements:
+            return node
+        repl = self.replacements[node.id]
+        if isinstance(repl, str):
+            return gast.Name(id=repl, ctx=node.ctx, annotation=None, type_comment=None)
+        if isinstance(repl, gast.Name) and not getattr(repl, "_aj_orig", False):
+            return gast.Name(id=repl.id, ctx=node.ctx, annotation=None, type_comment=None)
+        if isinstance(repl, (list, tuple)):
+            return repl
+        return repl
+
+    def visit_arg(self, node):  # pragma: no cover - gast uses Name for params
+        return node
+
+    def visit_FunctionDef(self, node: gast.FunctionDef):
+        if node.name in self.replacements and isinstance(self.replacements[node.name], str):
+            node.name = self.replacements[node.name]
+        self.generic_visit(node)
+        return node
+
+    def visit_Expr(self, node: gast.Expr):
+        # a bare placeholder statement `BODY` stands for a list of statements
+        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
+            repl = self.replacements[node.value.id]
+            if isinstance(repl, list):
+                return repl
+        self.generic_visit(node)
+        return node
+
+
+def replace(template: str, **replacements) -> list[gast.stmt]:
+    """Statements from a template with placeholders substituted."""
+    tree = gast.parse(textwrap.dedent(template).strip("\n"))
+    tree = _Substitute(replacements).visit(tree)
+    return _mark_generated(tree.body)
+
+
+def replace_expr(template: str, **replacements) -> gast.expr:
+    tree = gast.parse(textwrap.dedent(template).strip(), mode="eval")
+    tree = _Substitute(replacements).visit(tree)
+    _mark_generated([tree.body])
+    return tree.body
+
+
+def name(id_: str, store: bool = False) -> gast.Name:
+    return gast.Name(
+        id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None, type_comment=None
+    )
+
+
+def _mark_generated(nodes: list) -> list:
+    for n in nodes:
+        for sub in gast.walk(n) if isinstance(n, gast.AST) else []:
+            if not getattr(sub, "_aj_orig", False):
+                for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                    if hasattr(sub, attr) and not hasattr(sub, "_aj_span"):
+                        try:
+                            delattr(sub, attr)
+                        except AttributeError:
+                            pass
+    return nodes
+
+
+def copy_expr(node):
+    """A fresh copy of an expression, marked as generated (for reuse in two places)."""
+    new = copy.deepcopy(node)
+    for sub in gast.walk(new):
+        if hasattr(sub, "_aj_orig"):
+            sub._aj_orig = False
+    return new

@@ -1,0 +1,3 @@
+import os
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")

@@ -16,7 +16,7 @@ import gast
 from .analysis import FunctionAnalysis, dotted_name
 from .analysis.statics import infer_static_params, static_param_index
 from .converters import array_updates
-from .converters.base import Context, Names, Options
+from .converters.base import Context, Names, Options, walk_statements
 from .model import Conversion, FunctionConversion, Location, StaticArgument
 from .render import Renderer, mark_original, splice_block
 from .scope import ModuleScope, module_scope
@@ -210,14 +210,12 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
             )
         )
 
-    # nested functions first (innermost), then the function itself
-    units = [n for n in gast.walk(fn) if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
-    units.sort(key=lambda n: -_depth(fn, n))
+    # Each converter sees the tree as the previous ones left it, with analyses computed afresh
+    # once for that pass and shared by everything in it. Nested functions (user's or generated)
+    # are converted innermost first; each sees its enclosing function's values.
     ctxs = []
-    for unit in units:
-        statics = static_names if unit is fn else set()
-        for convert in CONVERTERS:
-            analysis = FunctionAnalysis(unit, scope, statics)
+    for convert in CONVERTERS:
+        for unit, analysis in reversed(analyse_units(fn, scope, static_names)):
             ctx = Context(filename, src, scope, unit, analysis, names, options)
             convert(ctx)
             ctxs.append(ctx)
@@ -229,6 +227,21 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         splice_block(renderer, src, fn, "body")
     result.new_text = src.text((start, end))
     return result
+
+
+def analyse_units(fn, scope: ModuleScope, static_names: set[str]):
+    """(function, analysis) for ``fn`` and every function nested in it, outermost first."""
+    out = []
+
+    def visit(unit, enclosing):
+        analysis = FunctionAnalysis(unit, scope, static_names if unit is fn else set(), enclosing)
+        out.append((unit, analysis))
+        for s in walk_statements(unit.body):
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                visit(s, {**enclosing, **analysis.env_before(s)})
+
+    visit(fn, {})
+    return out
 
 
 def _depth(root, target) -> int:

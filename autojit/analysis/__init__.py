@@ -26,7 +26,13 @@ class FunctionAnalysis:
     :mod:`autojit.analysis.statics`); every other array-like parameter is traced.
     """
 
-    def __init__(self, fn, scope: ModuleScope, static_params: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        fn,
+        scope: ModuleScope,
+        static_params: set[str] | None = None,
+        enclosing: dict[str, Value] | None = None,
+    ) -> None:
         self.fn = fn
         self.scope = scope
         self.params = param_names(fn.args)
@@ -34,7 +40,7 @@ class FunctionAnalysis:
         self.activity = ActivityAnalysis()
         self.liveness = Liveness(fn, self.activity)
         self.definedness = Definedness(fn, self.activity, set(self.params))
-        self.values = ValueAnalysis(fn, scope, self.activity, self._param_values())
+        self.values = ValueAnalysis(fn, scope, self.activity, self._param_values(), enclosing)
 
     def _param_values(self) -> dict[str, Value]:
         args = self.fn.args

@@ -108,8 +108,11 @@ class ValueAnalysis:
         scope: ModuleScope,
         activity: ActivityAnalysis,
         param_values: dict[str, Value],
+        enclosing: dict[str, Value] | None = None,
     ) -> None:
         self.scope = scope
+        # values of the enclosing function's names, for a nested function's free variables
+        self.enclosing = enclosing or {}
         self.activity = activity
         self.env_before: dict[int, Env] = {}
         self.env_after: dict[int, Env] = {}
@@ -220,6 +223,9 @@ class ValueAnalysis:
         return UNKNOWN
 
     def global_value(self, name: str) -> Value:
+        if name in self.enclosing:
+            v = self.enclosing[name]
+            return replace(v, alias_of=None)
         if name in self.scope.modules or name in self.scope.imported_names:
             return STATIC
         if name in self.scope.constants or name in self.scope.functions:

@@ -284,16 +284,14 @@ def _insert_imports(src: SourceText, scope: ModuleScope, needed: set[str], text:
 
 
 def _after_docstring(text: str, src: SourceText) -> int:
-    tree = ast.parse(text)
-    idx = 0
-    body = tree.body
+    body = ast.parse(text).body
+    first = body[0] if body else None
     if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(getattr(body[0], "value", None), ast.Constant)
-        and isinstance(body[0].value.value, str)
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
     ):
-        idx = body[0].end_lineno
+        idx = first.end_lineno or first.lineno
         return src.line_starts[idx] if idx < len(src.line_starts) else len(text)
     return 0
 

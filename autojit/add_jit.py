@@ -1,0 +1,403 @@
+"""``autojit convert --add-jit``: give converted functions a ``jax.jit`` decorator.
+
+Works on the text that :func:`autojit.convert_source` produced: each function that was changed
+gets ``@jax.jit``, or ``@partial(jax.jit, static_argnames=(...))`` when it has static arguments.
+An existing ``@jax.jit`` / ``@jit`` / ``@jax.jit(...)`` / ``@partial(jax.jit, ...)`` decorator
+(on any converted function, changed or not) gets the inferred static arguments it lacks. The
+file's own names for ``jax``, ``jax.jit`` and ``functools.partial`` are reused; ``import jax`` and
+``from functools import partial`` are added only when the file has no name for them. Nothing
+here imports jax or autojit into the output.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .model import Conversion, FunctionConversion, Location
+from .scope import ModuleScope, module_scope
+from .source import SourceText, newline_of
+
+# decorators that jit can sit on top of (they keep the signature through functools.wraps)
+_JAX_TRANSFORMS = {
+    "jax.vmap",
+    "jax.grad",
+    "jax.value_and_grad",
+    "jax.jacfwd",
+    "jax.jacrev",
+    "jax.hessian",
+    "jax.checkpoint",
+    "jax.remat",
+    "jax.custom_jvp",
+    "jax.custom_vjp",
+}
+
+
+@dataclass(frozen=True)
+class Note:
+    """Why ``--add-jit`` left a function's decorators as they are."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: note: {self.message}"
+
+
+@dataclass
+class _Edit:
+    start: int
+    end: int
+    text: str
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _resolve(node: ast.AST, scope: ModuleScope) -> str | None:
+    name = _dotted(node)
+    if name is None:
+        return None
+    return scope.qualified(name) or name
+
+
+def _top_level_functions(
+    tree: ast.Module,
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    out: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append((stmt.name, stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            for sub in stmt.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out.append((f"{stmt.name}.{sub.name}", sub))
+    return out
+
+
+class _Namer:
+    """The file's names for jax.jit and functools.partial; the imports that must be added."""
+
+    def __init__(self, scope: ModuleScope) -> None:
+        self.scope = scope
+        self.imports: list[str] = []
+
+    def _taken(self, name: str) -> bool:
+        s = self.scope
+        return (
+            name in s.modules
+            or name in s.imported_names
+            or name in s.assigned
+            or name in s.functions
+            or name in s.classes
+        )
+
+    def jit(self) -> str:
+        for local, full in self.scope.imported_names.items():
+            if full == "jax.jit":
+                return local
+        alias = self.scope.alias_for("jax")
+        if alias:
+            return f"{alias}.jit"
+        self._add("import jax")
+        return "jax.jit"
+
+    def partial(self) -> str:
+        for local, full in self.scope.imported_names.items():
+            if full == "functools.partial":
+                return local
+        alias = self.scope.alias_for("functools")
+        if alias:
+            return f"{alias}.partial"
+        if not self._taken("partial"):
+            self._add("from functools import partial")
+            return "partial"
+        self._add("import functools")
+        return "functools.partial"
+
+    def _add(self, line: str) -> None:
+        if line not in self.imports:
+            self.imports.append(line)
+
+
+def _literal_strings(node: ast.AST) -> list[str] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        out = []
+        for e in node.elts:
+            if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
+                return None
+            out.append(e.value)
+        return out
+    return None
+
+
+def _literal_ints(node: ast.AST) -> list[int] | None:
+    def one(e: ast.AST) -> int | None:
+        if isinstance(e, ast.Constant) and type(e.value) is int:
+            return e.value
+        if (
+            isinstance(e, ast.UnaryOp)
+            and isinstance(e.op, ast.USub)
+            and isinstance(e.operand, ast.Constant)
+            and type(e.operand.value) is int
+        ):
+            return -e.operand.value
+        return None
+
+    if isinstance(node, (ast.Tuple, ast.List)):
+        out = []
+        for e in node.elts:
+            v = one(e)
+            if v is None:
+                return None
+            out.append(v)
+        return out
+    v = one(node)
+    return None if v is None else [v]
+
+
+def _tuple_text(values: list[str]) -> str:
+    inner = ", ".join(values)
+    return f"({inner},)" if len(values) == 1 else f"({inner})"
+
+
+def _jit_decorator(dec: ast.expr, scope: ModuleScope) -> str | None:
+    """'bare' (@jax.jit), 'call' (@jax.jit(...)), 'partial' (@partial(jax.jit, ...)) or None."""
+    if _resolve(dec, scope) == "jax.jit":
+        return "bare"
+    if isinstance(dec, ast.Call):
+        if _resolve(dec.func, scope) == "jax.jit" and not dec.args:
+            return "call"
+        if _resolve(dec.func, scope) == "functools.partial" and dec.args:
+            if _resolve(dec.args[0], scope) == "jax.jit":
+                return "partial"
+    return None
+
+
+def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
+    """Return ``text`` (the conversion's output) with jit decorators added or completed."""
+    original_tree = ast.parse(conversion.original)
+    tree = ast.parse(text)
+    scope = module_scope(tree)
+    src = SourceText(text)
+    nl = newline_of(text)
+    namer = _Namer(scope)
+    notes: list[Note] = []
+    edits: list[_Edit] = []
+
+    # match each converted function with its def in `text` (only bodies were rewritten, so the
+    # k-th top-level def named N in the original is the k-th one named N in `text`)
+    old = _top_level_functions(original_tree)
+    new = _top_level_functions(tree)
+    for fc in conversion.functions:
+        ordinal = [q for q, n in old if q == fc.qualname and n.lineno < fc.location.line]
+        same = [n for q, n in new if q == fc.qualname]
+        if len(ordinal) >= len(same):
+            continue
+        node = same[len(ordinal)]
+        edits.extend(_function_edits(fc, node, scope, src, namer, notes, nl))
+
+    if namer.imports:
+        edits.append(_import_edit(tree, src, text, nl, namer.imports))
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: e.start] + e.text + text[e.end :]
+    return text, notes
+
+
+def _statics(fc: FunctionConversion, node: ast.FunctionDef | ast.AsyncFunctionDef):
+    posonly = [a.arg for a in node.args.posonlyargs]
+    positional = posonly + [a.arg for a in node.args.args]
+    named = positional + [a.arg for a in node.args.kwonlyargs]
+    seen: set[str] = set()
+    out = []
+    for s in fc.static_arguments:
+        if s.name in named and s.name not in seen:
+            seen.add(s.name)
+            out.append(s.name)
+    out.sort(key=named.index)
+    return out, posonly, positional
+
+
+def _function_edits(
+    fc: FunctionConversion,
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    scope: ModuleScope,
+    src: SourceText,
+    namer: _Namer,
+    notes: list[Note],
+    nl: str,
+) -> list[_Edit]:
+    statics, posonly, positional = _statics(fc, node)
+    jits = [(d, k) for d in node.decorator_list if (k := _jit_decorator(d, scope))]
+    loc = fc.location
+
+    if jits:
+        dec, kind = jits[0]
+        return _merge(dec, kind, statics, posonly, positional, src, namer, notes, loc)
+
+    if not fc.changed:
+        return []
+    if "." in fc.qualname:
+        notes.append(Note(loc, f"--add-jit: `{fc.qualname}` is a method; add jax.jit by hand"))
+        return []
+    if isinstance(node, ast.AsyncFunctionDef):
+        notes.append(Note(loc, f"--add-jit: `{fc.name}` is async; not adding jax.jit"))
+        return []
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        q = _resolve(target, scope)
+        if q is not None and (q.startswith("autojit.") or q == "autojit"):
+            return []  # @autojit.convert already jits it
+        if q not in _JAX_TRANSFORMS:
+            shown = src.original(src.span(d))
+            notes.append(
+                Note(loc, f"--add-jit: `{fc.name}` has decorator @{shown}; add jax.jit by hand")
+            )
+            return []
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
+        notes.append(Note(loc, f"--add-jit: `{fc.name}` is a generator; not adding jax.jit"))
+        return []
+
+    jit = namer.jit()
+    names = [s for s in statics if s not in posonly]
+    nums = [str(positional.index(s)) for s in statics if s in posonly]
+    if names or nums:
+        kws = []
+        if nums:
+            kws.append(f"static_argnums={_tuple_text(nums)}")
+        if names:
+            kws.append(f"static_argnames={_tuple_text([repr(n) for n in names])}")
+        decorator = f"@{namer.partial()}({jit}, {', '.join(kws)})"
+    else:
+        decorator = f"@{jit}"
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    indent = src.indent_of(node)
+    pos = src.line_starts[first - 1]
+    return [_Edit(pos, pos, f"{indent}{decorator}{nl}")]
+
+
+def _own_nodes(fn: ast.AST):
+    """Nodes of ``fn`` not inside nested functions, lambdas or classes."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _merge(
+    dec: ast.expr,
+    kind: str,
+    statics: list[str],
+    posonly: list[str],
+    positional: list[str],
+    src: SourceText,
+    namer: _Namer,
+    notes: list[Note],
+    loc: Location,
+) -> list[_Edit]:
+    """Edits that add the missing static arguments to an existing jit decorator."""
+    have_names: list[str] = []
+    have_nums: list[int] = []
+    kw_names = kw_nums = None
+    if isinstance(dec, ast.Call):
+        for kw in dec.keywords:
+            if kw.arg == "static_argnames":
+                got = _literal_strings(kw.value)
+                if got is None:
+                    notes.append(
+                        Note(loc, "--add-jit: static_argnames is not a literal; left as is")
+                    )
+                    return []
+                have_names, kw_names = got, kw
+            elif kw.arg == "static_argnums":
+                nums = _literal_ints(kw.value)
+                if nums is None:
+                    notes.append(
+                        Note(loc, "--add-jit: static_argnums is not a literal; left as is")
+                    )
+                    return []
+                have_nums, kw_nums = nums, kw
+            elif kw.arg is None:
+                notes.append(Note(loc, "--add-jit: jit decorator takes **kwargs; left as is"))
+                return []
+    covered = set(have_names)
+    for n in have_nums:
+        if -len(positional) <= n < len(positional):
+            covered.add(positional[n])
+    missing = [s for s in statics if s not in covered]
+    add_names = [s for s in missing if s not in posonly]
+    add_nums = [positional.index(s) for s in missing if s in posonly]
+    if not add_names and not add_nums:
+        return []
+
+    if kind == "bare":
+        kws = []
+        if add_nums:
+            kws.append(f"static_argnums={_tuple_text([str(n) for n in add_nums])}")
+        if add_names:
+            kws.append(f"static_argnames={_tuple_text([repr(n) for n in add_names])}")
+        start, end = src.span(dec)
+        text = f"{namer.partial()}({src.original((start, end))}, {', '.join(kws)})"
+        return [_Edit(start, end, text)]
+
+    assert isinstance(dec, ast.Call)
+    edits: list[_Edit] = []
+    appended: list[str] = []
+    for kw, have, add, fmt in (
+        (kw_nums, have_nums, add_nums, str),
+        (kw_names, have_names, add_names, repr),
+    ):
+        if not add:
+            continue
+        values = [fmt(v) for v in have] + [fmt(v) for v in add]
+        if kw is not None:
+            start, end = src.span(kw.value)
+            edits.append(_Edit(start, end, _tuple_text(values)))
+        else:
+            name = "static_argnums" if fmt is str else "static_argnames"
+            appended.append(f"{name}={_tuple_text(values)}")
+    if appended:
+        last = [*dec.args, *dec.keywords]
+        if last:
+            pos = max(src.span(a)[1] for a in last)
+            edits.append(_Edit(pos, pos, ", " + ", ".join(appended)))
+        else:
+            pos = src.span(dec)[1] - 1  # before the closing parenthesis of `jax.jit()`
+            edits.append(_Edit(pos, pos, ", ".join(appended)))
+    return edits
+
+
+def _import_edit(tree: ast.Module, src: SourceText, text: str, nl: str, lines: list[str]) -> _Edit:
+    block = nl.join(lines) + nl
+    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    if imports:
+        after = max(s.end_lineno or s.lineno for s in imports)
+    else:
+        after = 0
+        body = tree.body
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            after = body[0].end_lineno or body[0].lineno
+    if after == 0:
+        return _Edit(0, 0, block)
+    if after < len(src.line_starts):
+        pos = src.line_starts[after]
+        return _Edit(pos, pos, block)
+    # the import / docstring is the last line and has no line ending
+    return _Edit(len(text), len(text), nl + block.rstrip("\r\n"))

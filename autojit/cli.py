@@ -1,0 +1,748 @@
+"""The ``autojit`` command line: ``convert``, ``check``, ``rules`` and ``explain``.
+
+Messages go to stderr as ``path:line:col: CODE message``; machine output (JSON, diffs, the
+converted text of stdin) goes to stdout. Exit status: 0 ok, 1 something would change (``convert
+--check``) or there are findings (``check``), 2 an error (syntax error, unreadable file, bad
+option). Nothing here imports jax or the user's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import difflib
+import json
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .model import Conversion
+
+EXIT_OK = 0
+EXIT_CHANGED = 1
+EXIT_ERROR = 2
+
+# directories never searched when a directory is given (besides hidden ones)
+EXCLUDED_DIRS = frozenset(
+    {
+        "__pycache__",
+        "__pypackages__",
+        "node_modules",
+        "site-packages",
+        "venv",
+        "env",
+        "buck-out",
+        "build",
+        "dist",
+        "_build",
+    }
+)
+_CODE = re.compile(r"^(?:AJ[0-9]{0,3}|ALL)$")
+
+
+# -- reading and writing files ---------------------------------------------------------------
+
+
+@dataclass
+class FileError:
+    code: str
+    message: str
+    line: int = 1
+    col: int = 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "line": self.line, "col": self.col}
+
+
+@dataclass
+class FileResult:
+    """What converting one file gave: the new text, or the error that stopped it."""
+
+    path: str
+    data: bytes = b""
+    bom: bool = False
+    text: str = ""
+    new_text: str = ""
+    conversion: Conversion | None = None
+    error: FileError | None = None
+    notes: list[Any] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.error is None and self.new_text != self.text
+
+    @property
+    def new_data(self) -> bytes:
+        return (codecs.BOM_UTF8 if self.bom else b"") + self.new_text.encode("utf-8")
+
+
+@dataclass
+class Settings:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    all_functions: bool = False
+    functions: tuple[str, ...] = ()
+    add_jit: bool = False
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Decode UTF-8 source bytes; returns (text, had_bom). Line endings are kept as they are."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8) :]
+    return data.decode("utf-8"), bom
+
+
+def _decode_error(data: bytes, exc: UnicodeDecodeError) -> FileError:
+    start = exc.start
+    line = data.count(b"\n", 0, start) + 1
+    line_start = data.rfind(b"\n", 0, start) + 1
+    col = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+    return FileError(
+        "E902",
+        f"UnicodeDecodeError: not valid UTF-8 (byte 0x{data[start]:02x}); autojit reads UTF-8 only",
+        line,
+        col,
+    )
+
+
+def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
+    """Replace the file at ``path`` with ``data``: temporary file in the same directory, the
+    original's permission bits, fsync, then ``os.replace``. A symlink is followed (its target is
+    rewritten). With ``expected``, refuse if the file no longer holds those bytes."""
+    real = os.path.realpath(path)
+    directory = os.path.dirname(real) or "."
+    st = os.stat(real)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{os.path.basename(real)}.", suffix=".autojit-tmp", dir=directory
+    )
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass
+        if expected is not None:
+            with open(real, "rb") as f:
+                if f.read() != expected:
+                    raise OSError(f"{path} changed on disk while it was being converted")
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def iter_python_files(root: str) -> Iterator[str]:
+    """``*.py`` files under ``root``, sorted, skipping hidden directories, caches and venvs."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in EXCLUDED_DIRS
+            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+        )
+        for name in sorted(filenames):
+            if name.endswith(".py") and not name.startswith("."):
+                yield os.path.join(dirpath, name)
+
+
+def _collect(paths: Sequence[str]) -> tuple[list[str], list[FileResult]]:
+    files: list[str] = []
+    missing: list[FileResult] = []
+    seen: set[str] = set()
+    for p in paths:
+        if os.path.isdir(p):
+            found = list(iter_python_files(p))
+        elif os.path.exists(p) or os.path.islink(p):
+            found = [p]
+        else:
+            missing.append(FileResult(p, error=FileError("E902", "No such file or directory")))
+            continue
+        for f in found:
+            key = os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                files.append(f)
+    return files, missing
+
+
+# -- converting ---------------------------------------------------------------------------
+
+
+def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
+    """Convert one file's bytes. Never raises: errors are in ``result.error``."""
+    from .pipeline import ConversionError, convert_source
+
+    result = FileResult(path, data)
+    try:
+        result.text, result.bom = decode(data)
+    except UnicodeDecodeError as exc:
+        result.error = _decode_error(data, exc)
+        return result
+    result.new_text = result.text
+    try:
+        conversion = convert_source(
+            result.text,
+            path,
+            select=settings.select,
+            ignore=settings.ignore,
+            only=list(settings.functions) or None,
+            all_functions=settings.all_functions,
+        )
+    except SyntaxError as exc:
+        result.error = _syntax_error(exc)
+        return result
+    except ValueError as exc:  # e.g. null bytes on older Pythons
+        result.error = FileError("E999", f"SyntaxError: {exc}")
+        return result
+    except ConversionError as exc:
+        result.error = FileError("E000", f"cannot convert: {exc}")
+        return result
+    except Exception as exc:  # a bug in autojit must not take the other files down
+        result.error = FileError("E000", f"internal error: {type(exc).__name__}: {exc}")
+        return result
+    result.conversion = conversion
+    new_text = conversion.text
+    if settings.add_jit:
+        from .add_jit import add_jit
+
+        try:
+            new_text, result.notes = add_jit(new_text, conversion)
+        except Exception as exc:
+            result.error = FileError("E000", f"internal error in --add-jit: {exc}")
+            return result
+    if new_text != result.text:
+        try:
+            ast.parse(new_text)
+        except SyntaxError as exc:  # never write a file that does not parse
+            result.error = FileError(
+                "E000", f"internal error: the converted file does not parse ({exc.msg}); left as is"
+            )
+            return result
+    result.new_text = new_text
+    return result
+
+
+def _syntax_error(exc: SyntaxError) -> FileError:
+    line = exc.lineno or 1
+    col = exc.offset or 1
+    return FileError("E999", f"SyntaxError: {exc.msg}", line, max(col, 1))
+
+
+def _read(path: str) -> bytes | FileError:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        return FileError("E902", exc.strerror or str(exc))
+
+
+def _diff(result: FileResult) -> str:
+    name = result.path
+    out = []
+    for line in difflib.unified_diff(
+        result.text.splitlines(keepends=True),
+        result.new_text.splitlines(keepends=True),
+        fromfile=name,
+        tofile=name,
+    ):
+        out.append(line)
+        if not line.endswith(("\n", "\r")):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+# -- reporting ------------------------------------------------------------------------------
+
+
+def _loc_json(loc: Any) -> dict[str, int]:
+    return {
+        "line": loc.line,
+        "col": loc.col,
+        "end_line": loc.end_line or loc.line,
+        "end_col": loc.end_col or loc.col,
+    }
+
+
+def _result_json(result: FileResult, include_text: bool = False) -> dict[str, Any]:
+    conv = result.conversion
+    out: dict[str, Any] = {
+        "path": result.path,
+        "changed": result.changed,
+        "changes": [],
+        "refusals": [],
+        "static_arguments": [],
+        "notes": [str(n.message) for n in result.notes],
+        "error": result.error.as_json() if result.error else None,
+    }
+    if conv is not None and result.error is None:
+        out["changes"] = [
+            {"code": c.code, "message": c.message, **_loc_json(c.location)} for c in conv.changes
+        ]
+        out["refusals"] = [
+            {"code": r.code, "message": r.reason, **_loc_json(r.location)} for r in conv.refusals
+        ]
+        out["static_arguments"] = [
+            {
+                "function": f.qualname,
+                "name": s.name,
+                "index": s.index,
+                "reason": s.reason,
+                "user_declared": s.user_declared,
+                **_loc_json(s.location),
+            }
+            for f in conv.functions
+            for s in f.static_arguments
+        ]
+    if include_text:
+        out["text"] = result.new_text if result.error is None else None
+    return out
+
+
+def _echo_err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _report_error(result: FileResult) -> None:
+    e = result.error
+    assert e is not None
+    _echo_err(f"{result.path}:{e.line}:{e.col}: {e.code} {e.message}")
+
+
+def _report_findings(result: FileResult) -> None:
+    conv = result.conversion
+    if conv is None:
+        return
+    items: list[tuple[Any, str]] = [(c.location, str(c)) for c in conv.changes]
+    items += [(r.location, str(r)) for r in conv.refusals]
+    items += [(n.location, str(n)) for n in result.notes]
+    for _, text in sorted(items, key=lambda i: (i[0].line, i[0].col)):
+        _echo_err(text)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# -- option parsing -------------------------------------------------------------------------
+
+
+def _codes(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            code = part.strip().upper()
+            if not code:
+                continue
+            if not _CODE.match(code):
+                raise click.BadParameter(
+                    f"{part.strip()!r} is not a rule code or prefix (e.g. AJ3, AJ301)"
+                )
+            out.append("AJ" if code == "ALL" else code)
+    return tuple(out)
+
+
+def _conversion_options(f: Any) -> Any:
+    options = [
+        click.option(
+            "--select",
+            multiple=True,
+            callback=_codes,
+            metavar="CODES",
+            help="Only these rule codes or prefixes (comma separated, repeatable).",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            callback=_codes,
+            metavar="CODES",
+            help="Skip these rule codes or prefixes (comma separated, repeatable).",
+        ),
+        click.option(
+            "--all-functions",
+            is_flag=True,
+            help="Convert every function, not only those that use jax.",
+        ),
+        click.option(
+            "--function",
+            "functions",
+            multiple=True,
+            metavar="NAME",
+            help="Convert only this function (name or Class.method; repeatable).",
+        ),
+        click.option(
+            "--stdin-filename",
+            metavar="PATH",
+            help="The name of the file read from stdin (`-`), used in messages.",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help="Print errors only."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _settings(select, ignore, all_functions, functions, add_jit=False) -> Settings:
+    if all_functions and functions:
+        raise click.UsageError("--all-functions and --function cannot be used together")
+    return Settings(tuple(select), tuple(ignore), all_functions, tuple(functions), add_jit)
+
+
+def _check_paths(paths: Sequence[str]) -> None:
+    if "-" in paths and len(paths) > 1:
+        raise click.UsageError("`-` (stdin) cannot be combined with other paths")
+
+
+def _stdin_result(settings: Settings, stdin_filename: str | None) -> FileResult:
+    name = stdin_filename or "-"
+    data = click.get_binary_stream("stdin").read()
+    return convert_bytes(name, data, settings)
+
+
+def _run(paths: Sequence[str], settings: Settings, stdin_filename: str | None) -> list[FileResult]:
+    if list(paths) == ["-"]:
+        return [_stdin_result(settings, stdin_filename)]
+    files, missing = _collect(paths)
+    results: list[FileResult] = list(missing)
+    for path in files:
+        data = _read(path)
+        if isinstance(data, FileError):
+            results.append(FileResult(path, error=data))
+        else:
+            results.append(convert_bytes(path, data, settings))
+    return results
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="autojit", prog_name="autojit")
+def main() -> None:
+    """Rewrite Python/JAX functions so that jax.jit can trace them."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
+@click.option(
+    "--add-jit",
+    is_flag=True,
+    help="Decorate each converted function with jax.jit and its inferred static arguments.",
+)
+@_conversion_options
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: a list of per-file results on stdout.",
+)
+def convert(
+    paths: tuple[str, ...],
+    show_diff: bool,
+    check: bool,
+    add_jit: bool,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    all_functions: bool,
+    functions: tuple[str, ...],
+    stdin_filename: str | None,
+    quiet: bool,
+    output_format: str,
+) -> None:
+    """Rewrite files in place so that jax.jit can trace their functions.
+
+    PATH may be a file, a directory (searched for *.py), or `-` for stdin (the result goes to
+    stdout).
+    """
+    _check_paths(paths)
+    settings = _settings(select, ignore, all_functions, functions, add_jit)
+    results = _run(paths, settings, stdin_filename)
+    is_stdin = list(paths) == ["-"]
+    write = not (show_diff or check)
+    as_json = output_format == "json"
+
+    written = 0
+    for result in results:
+        if result.error is not None:
+            _report_error(result)
+            continue
+        if not quiet and not as_json:
+            _report_findings(result)
+        if show_diff and result.changed and not as_json:
+            click.echo(_diff(result), nl=False)
+        if is_stdin:
+            if write and not as_json:
+                out = click.get_binary_stream("stdout")
+                out.write(result.new_data)
+                out.flush()
+            continue
+        if write and result.changed:
+            try:
+                write_atomic(result.path, result.new_data, expected=result.data)
+            except OSError as exc:
+                result.error = FileError("E902", f"could not write: {exc.strerror or exc}")
+                _report_error(result)
+                continue
+            written += 1
+
+    if as_json:
+        click.echo(json.dumps([_result_json(r, include_text=is_stdin) for r in results], indent=2))
+
+    errors = sum(r.error is not None for r in results)
+    changed = sum(r.changed for r in results)
+    if not quiet and not as_json and not is_stdin:
+        verb = "converted" if write else "would be converted"
+        parts = [f"{_plural(changed, 'file')} {verb}"]
+        unchanged = len(results) - changed - errors
+        if unchanged:
+            parts.append(f"{_plural(unchanged, 'file')} unchanged")
+        if errors:
+            parts.append(f"{_plural(errors, 'error')}")
+        _echo_err("autojit: " + ", ".join(parts))
+    if errors:
+        sys.exit(EXIT_ERROR)
+    if check and changed:
+        sys.exit(EXIT_CHANGED)
+    sys.exit(EXIT_OK)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@_conversion_options
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+)
+def check(
+    paths: tuple[str, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    all_functions: bool,
+    functions: tuple[str, ...],
+    stdin_filename: str | None,
+    quiet: bool,
+    output_format: str,
+) -> None:
+    """Report what `convert` would rewrite and what it cannot; write nothing.
+
+    Exit 1 when there are findings, 0 when clean, 2 on error.
+    """
+    _check_paths(paths)
+    settings = _settings(select, ignore, all_functions, functions)
+    results = _run(paths, settings, stdin_filename)
+    findings = 0
+    report: list[dict[str, Any]] = []
+    for result in results:
+        if result.error is not None:
+            _report_error(result)
+            if output_format == "json":
+                report.append(
+                    {"path": result.path, "error": result.error.as_json(), "findings": []}
+                )
+            continue
+        items = _findings(result)
+        findings += len(items)
+        if output_format == "json":
+            report.append({"path": result.path, "error": None, "findings": items})
+        elif output_format == "github":
+            for it in items:
+                level = "warning" if it["kind"] == "change" else "notice"
+                click.echo(
+                    f"::{level} file={result.path},line={it['line']},col={it['col']},"
+                    f"endLine={it['end_line']},endColumn={it['end_col']},"
+                    f"title=autojit {it['code']}::{it['code']} {_gh_escape(it['message'])}"
+                )
+        else:
+            for it in items:
+                click.echo(f"{result.path}:{it['line']}:{it['col']}: {it['code']} {it['message']}")
+    if output_format == "json":
+        click.echo(json.dumps(report, indent=2))
+    elif output_format == "text" and not quiet:
+        files = len({r.path for r in results if r.error is None and _findings(r)})
+        _echo_err(
+            f"autojit: {_plural(findings, 'finding')} in {_plural(files, 'file')}"
+            if findings
+            else "autojit: no findings"
+        )
+    if any(r.error is not None for r in results):
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_CHANGED if findings else EXIT_OK)
+
+
+def _gh_escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _findings(result: FileResult) -> list[dict[str, Any]]:
+    conv = result.conversion
+    if conv is None:
+        return []
+    edits = _line_edits(result.text, result.new_text)
+    out: list[dict[str, Any]] = []
+    for c in conv.changes:
+        loc = _loc_json(c.location)
+        fix = [
+            e for e in edits if e["start_line"] <= loc["end_line"] and e["end_line"] >= loc["line"]
+        ]
+        out.append(
+            {
+                "kind": "change",
+                "code": c.code,
+                "message": c.message,
+                "doc": f"rules/{c.code}.md",
+                **loc,
+                "fix": fix,
+            }
+        )
+    for r in conv.refusals:
+        out.append(
+            {
+                "kind": "refusal",
+                "code": r.code,
+                "message": r.reason,
+                "doc": f"rules/{r.code}.md",
+                **_loc_json(r.location),
+                "fix": [],
+            }
+        )
+    out.sort(key=lambda it: (it["line"], it["col"], it["code"]))
+    return out
+
+
+def _line_edits(old: str, new: str) -> list[dict[str, Any]]:
+    """Whole-line edits turning ``old`` into ``new``: 1-based ``start_line`` (inclusive) to
+    ``end_line`` (exclusive, so an insertion has start_line == end_line), and the new text."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        out.append({"start_line": i1 + 1, "end_line": i2 + 1, "text": "".join(b[j1:j2])})
+    return out
+
+
+# -- the rule catalog -------------------------------------------------------------------------
+
+
+def rules_dir() -> Path:
+    import autojit
+
+    return Path(autojit.__file__).parent.parent / "rules"
+
+
+@dataclass
+class RuleEntry:
+    code: str
+    name: str
+    summary: str
+    path: Path
+
+
+def load_rules(directory: Path | None = None) -> list[RuleEntry]:
+    directory = directory or rules_dir()
+    out = []
+    for path in sorted(directory.glob("AJ*.md")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        code, name, summary = path.stem, "", ""
+        lines = text.splitlines()
+        para: list[str] = []
+        in_para = False
+        for line in lines:
+            if not name and line.startswith("# "):
+                head = line[2:].strip()
+                c, sep, rest = head.partition(":")
+                if sep:
+                    code, name = c.strip(), rest.strip()
+                else:
+                    name = head
+                in_para = True
+                continue
+            if in_para:
+                if line.strip() and not line.startswith("#"):
+                    para.append(line.strip())
+                elif para or line.startswith("#"):
+                    break
+        summary = " ".join(para)
+        out.append(RuleEntry(code, name, _first_sentence(summary), path))
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    m = re.match(r"(.+?[.!?])(?:\s|$)", text)
+    return m.group(1) if m else text
+
+
+@main.command()
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
+def rules(output_format: str) -> None:
+    """List the rules: code, name and what each one rewrites."""
+    entries = load_rules()
+    if output_format == "json":
+        click.echo(
+            json.dumps(
+                [{"code": e.code, "name": e.name, "summary": e.summary} for e in entries],
+                indent=2,
+            )
+        )
+        return
+    if not entries:
+        _echo_err(f"autojit: no rule files found in {rules_dir()}")
+        sys.exit(EXIT_ERROR)
+    width = max(len(e.code) for e in entries)
+    for e in entries:
+        click.echo(
+            f"{e.code:<{width}}  {e.name}: {e.summary}" if e.name else f"{e.code}  {e.summary}"
+        )
+
+
+@main.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Print a rule's entry from the rule catalog."""
+    wanted = code.strip().upper()
+    for e in load_rules():
+        if e.code.upper() == wanted:
+            click.echo(e.path.read_text(encoding="utf-8"), nl=False)
+            return
+    _echo_err(f"autojit: unknown rule code {code!r} (see `autojit rules`)")
+    sys.exit(EXIT_ERROR)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -75,6 +75,23 @@ def _unparse(node) -> str:
     return ast.unparse(tree)
 
 
+def _wrapped(seg: str) -> bool:
+    """Whether ``seg`` is one parenthesised expression: `(a + b)`, not `(a) - (b)`."""
+    if not (seg.startswith("(") and seg.endswith(")")):
+        return False
+    depth = 0
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(seg).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    ops = [t for t in toks if t.type == tokenize.OP and t.string in "()[]{}"]
+    for k, t in enumerate(ops):
+        depth += 1 if t.string in "([{" else -1
+        if depth == 0 and k != len(ops) - 1:
+            return False
+    return depth == 0
+
+
 def _placeholder(i: int) -> str:
     return f"__aj_ph_{i}__"
 
@@ -146,9 +163,12 @@ class Renderer:
                         gast.Attribute,
                         gast.Subscript,
                         gast.Await,
+                        gast.IfExp,
+                        gast.Starred,
                     ),
                 )
-                and not (seg.startswith("(") and seg.endswith(")"))
+                and not (isinstance(parent, gast.Subscript) and parent.slice is node)
+                and not _wrapped(seg)
             )
             if isinstance(node, gast.Tuple) and not seg.startswith("("):
                 needs_parens = not isinstance(parent, (gast.Subscript,)) or needs_parens

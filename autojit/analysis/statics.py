@@ -69,7 +69,7 @@ def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
             positions, keywords = spec
             label = qual or f".{method}()"
             for i, a in enumerate(node.args):
-                if i in positions or (positions == "*"):
+                if positions == "*" or i in positions:
                     mark(a, f"it is a shape, size or axis of {label}", a)
             for kw in node.keywords:
                 if kw.arg in keywords:

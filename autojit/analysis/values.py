@@ -132,6 +132,8 @@ class ValueAnalysis:
     def stmt(self, s, env: Env) -> Env:
         if isinstance(s, gast.Assign):
             v = self.value(s.value, env)
+            if isinstance(s.value, gast.Name) and v.kind in (Kind.TRACED, Kind.NUMPY, Kind.UNKNOWN):
+                v = replace(v, alias_of=s.value.id)  # `y = x`: both names are one array
             for t in s.targets:
                 self.bind(t, v, env, s.value)
             return env
@@ -298,7 +300,7 @@ class ValueAnalysis:
             if base.kind in (Kind.TRACED, Kind.NUMPY) or idx.traced:
                 kind = Kind.TRACED if (base.traced or idx.traced) else Kind.NUMPY
                 alias = None
-                if isinstance(node.value, gast.Name) and _is_basic_index(node.slice):
+                if isinstance(node.value, gast.Name) and _may_be_view(node.slice, idx):
                     alias = node.value.id
                 return Value(kind, base.dtype, alias_of=alias)
             if base.kind in (Kind.LIST, Kind.DICT):
@@ -446,8 +448,7 @@ class ValueAnalysis:
             method = node.func.attr
             if base.traced:
                 if method in ("astype",) and node.args:
-                    t = dotted_name(node.args[0]) or ""
-                    dtype = "bool" if t.endswith("bool") or t.endswith("bool_") else None
+                    dtype = _dtype_kind(node.args[0])
                     return Value(
                         Kind.TRACED, dtype, base.scalar, shape_of=_own_shape(node.func.value, base)
                     )
@@ -478,6 +479,9 @@ class ValueAnalysis:
                         base.scalar,
                         shape_of=_own_shape(node.func.value, base),
                     )
+                if method in _VIEW_METHODS and isinstance(node.func.value, gast.Name):
+                    # NumPy returns a view: the result shares the array's memory
+                    return Value(Kind.TRACED, base.dtype, alias_of=node.func.value.id)
                 return TRACED
             if base.kind is Kind.NUMPY:
                 if any_traced:
@@ -554,7 +558,8 @@ class ValueAnalysis:
                 and not node.keywords
             ):
                 return replace(first, alias_of=node.args[0].id if short == "asarray" else None)
-            return Value(Kind.TRACED, first.dtype, first.scalar)
+            dt = [k.value for k in node.keywords if k.arg == "dtype"] + node.args[1:2]
+            return Value(Kind.TRACED, _dtype_kind(dt[0]) if dt else first.dtype, first.scalar)
         if short in ("zeros_like", "ones_like", "full_like", "empty_like") and node.args:
             src = node.args[0].id if isinstance(node.args[0], gast.Name) else None
             return Value(Kind.TRACED, shape_of=src)
@@ -572,6 +577,38 @@ def _is_basic_index(node) -> bool:
             isinstance(e, (gast.Slice, gast.Constant)) for e in node.elts
         )
     return False
+
+
+def _dtype_kind(node) -> str | None:
+    """'int', 'bool' or 'float' for a dtype expression such as `jnp.int32`, `bool`, 'float32'."""
+    if isinstance(node, gast.Constant) and isinstance(node.value, str):
+        t = node.value
+    else:
+        t = (dotted_name(node) or "").rpartition(".")[2]
+    if t in ("bool", "bool_"):
+        return "bool"
+    if t.startswith(("int", "uint")):
+        return "int"
+    if t.startswith(("float", "bfloat")):
+        return "float"
+    return None
+
+
+_VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal"}
+
+
+def _may_be_view(node, idx: Value) -> bool:
+    """Whether `x[node]` may be a NumPy view of x: anything but a known advanced index.
+
+    `x[0]` is a copy for a 1-D x but a view (a row) for a 2-D one, so ints count as views.
+    """
+    if _is_basic_index(node):
+        return True
+    if isinstance(node, (gast.List, gast.ListComp)):
+        return False
+    if isinstance(node, gast.Tuple):
+        return not any(isinstance(e, (gast.List, gast.ListComp)) for e in node.elts)
+    return idx.scalar is not False and idx.dtype != "bool"
 
 
 def _own_shape(node, v: Value) -> str | None:

@@ -52,7 +52,8 @@ def _subscript_updates(stmts):
             if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 continue
             if (
-                isinstance(s, gast.Assign) and any(isinstance(t, gast.Subscript) for t in s.targets)
+                isinstance(s, gast.Assign)
+                and any(isinstance(t, gast.Subscript) for t in _flat_targets(s.targets))
             ) or (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)):
                 out.append((owner, field, s))
             for f in ("body", "orelse", "finalbody"):
@@ -140,7 +141,7 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
     an = ctx.analysis
     if isinstance(stmt, gast.Assign):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Subscript):
-            if any(_is_array_target(ctx, t, stmt) for t in stmt.targets):
+            if any(_is_array_target(ctx, t, stmt) for t in _flat_targets(stmt.targets)):
                 ctx.refuse(
                     "AJ907",
                     stmt,
@@ -244,6 +245,17 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
 
 
+def _flat_targets(targets):
+    """Assignment targets with tuple/list targets (`x[0], x[1] = ...`) unpacked."""
+    for t in targets:
+        if isinstance(t, (gast.Tuple, gast.List)):
+            yield from _flat_targets(t.elts)
+        elif isinstance(t, gast.Starred):
+            yield from _flat_targets([t.value])
+        else:
+            yield t
+
+
 def _is_array_target(ctx, t, stmt) -> bool:
     chain = _chain(t) if isinstance(t, gast.Subscript) else None
     if chain is None:
@@ -281,6 +293,8 @@ def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
         msg = f"`{x}[...] = ...` -> `{x} = {x}.at[...].set(...)`"
     else:
         method = AT_METHOD_FOR_AUGOP.get(op)
+        if method == "divide" and ctx.analysis.value(base, stmt).dtype != "float":
+            method = None  # `.at[].divide` makes an integer array float; NumPy keeps its dtype
         if method and kind == _IndexKind.BASIC:
             new = replace(f"X = X.at[INDEX].{method}(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
             msg = f"`{x}[...] {BINOP_SYMBOL[op]}= ...` -> `{x} = {x}.at[...].{method}(...)`"

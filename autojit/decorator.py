@@ -1,0 +1,819 @@
+"""``@autojit.convert``: rewrite a function from its source and ``jax.jit`` it.
+
+The function's own source (not the whole file) is converted by
+:func:`autojit.convert_source`, then compiled in the original's globals and closure:
+
+- the new code is compiled inside a *factory* function whose parameters are the original's free
+  variable names (plus names the rewrite needs that the module lacks, such as ``jnp``, plus the
+  converted helpers it calls); the inner code object is taken from the factory's constants and
+  turned into a function with the original's ``__globals__``, defaults and closure cells, so
+  closures, globals (read live), defaults and keyword-only arguments behave as before and the
+  user's module is never touched;
+- line numbers of the compiled tree are remapped to the user's file, so tracebacks and JAX
+  errors point at the original lines, and an exception leaving converted code gets a note naming
+  the rewrite applied at that line;
+- functions of the user's own code that the converted function calls are converted too, once
+  each, at its first call (they may be defined after it), as AutoGraph does. ``do_not_convert``
+  opts a function out.
+
+Importing this module does not import jax: it is imported inside the functions that need it.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import builtins
+import difflib
+import functools
+import linecache
+import os
+import sys
+import sysconfig
+import textwrap
+import types
+import warnings
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, overload
+
+from .model import Change, FunctionConversion, Location, Refusal
+from .pipeline import ConversionError, convert_source
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FACTORY = "__autojit_factory__"
+_WRAPPER_CLASS = "__autojit_scope__"
+_OPT_OUT = "__autojit_do_not_convert__"
+_MARK = "__autojit_converted__"
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+# Names the rewrites may emit (the default aliases of autojit.converters.base.Names) and the
+# modules they stand for, provided to the converted code when the user's module lacks them.
+_FALLBACK_MODULES = {"jax": "jax", "jnp": "jax.numpy", "lax": "jax.lax"}
+# Where a `from X import name` of a jax function is looked for, to tell the analysis about it.
+_JAX_PUBLIC = ("jax.numpy", "jax.lax", "jax", "jax.random", "jax.nn")
+_NOT_USER_PACKAGES = {"jax", "jaxlib", "numpy", "autojit", "scipy", "builtins"}
+
+
+class ConversionWarning(UserWarning):
+    """A statement that autojit left as it is (a refusal); the function may not trace."""
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+
+
+@overload
+def convert(fn: F, /) -> F: ...
+
+
+@overload
+def convert(
+    fn: None = None,
+    /,
+    *,
+    static_argnames: str | Iterable[str] | None = None,
+    static_argnums: int | Iterable[int] | None = None,
+    jit: bool = True,
+    recursive: bool = True,
+    **jit_kwargs: Any,
+) -> Callable[[F], F]: ...
+
+
+def convert(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    static_argnames: str | Iterable[str] | None = None,
+    static_argnums: int | Iterable[int] | None = None,
+    jit: bool = True,
+    recursive: bool = True,
+    **jit_kwargs: Any,
+) -> Any:
+    """Rewrite ``fn`` so that ``jax.jit`` can trace it, and return ``jax.jit`` of the result.
+
+    ``@autojit.convert`` or ``@autojit.convert(static_argnames=..., static_argnums=...,
+    jit=True)``. Static arguments are the user's together with the inferred ones. With
+    ``jit=False`` the converted plain function is returned. Other keyword arguments go to
+    ``jax.jit``. The result has ``.original``, ``.source`` (the converted text),
+    ``.static_argnums``, ``.static_argnames``, ``.changes`` and ``.refusals``.
+    """
+    names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+    nums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    user_names = tuple(names or ())
+    user_nums = tuple(nums or ())
+
+    def decorate(f: Callable[..., Any]) -> Any:
+        return _decorate(f, user_names, user_nums, jit, recursive, jit_kwargs)
+
+    if fn is None:
+        return decorate
+    return decorate(fn)
+
+
+def do_not_convert(fn: F) -> F:
+    """Leave ``fn`` as it is when a converted function calls it."""
+    try:
+        setattr(fn, _OPT_OUT, True)
+    except (AttributeError, TypeError):
+        _opted_out.add(id(fn))
+    return fn
+
+
+def to_code(fn: Callable[..., Any]) -> str:
+    """The converted source text of ``fn`` (a plain function or a ``convert`` result)."""
+    source = getattr(fn, "source", None)
+    if isinstance(source, str) and hasattr(fn, "original"):
+        return source
+    return _record_for(_plain_function(fn)).source
+
+
+# --------------------------------------------------------------------------------------------
+# decoration
+
+
+def _decorate(
+    f: Callable[..., Any],
+    user_names: tuple[str, ...],
+    user_nums: tuple[int, ...],
+    jit: bool,
+    recursive: bool,
+    jit_kwargs: dict[str, Any],
+) -> Any:
+    rewrap: Callable[[Any], Any] | None = None
+    if isinstance(f, (staticmethod, classmethod)):
+        rewrap = type(f)
+        f = f.__func__
+    fn = _plain_function(f)
+    rec = _Record(fn, user_names, user_nums, recursive)
+    _records[fn] = rec
+    rec.warn_refusals()
+
+    static_names, static_nums = rec.merged_statics(user_names, user_nums)
+
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        target = rec.final if rec.final is not None else rec.resolve()
+        try:
+            return target(*args, **kwargs)
+        except BaseException as exc:
+            _annotate(exc)
+            raise
+
+    functools.update_wrapper(entry, fn)
+    entry.__wrapped__ = rec.compiled if rec.compiled is not None else fn  # type: ignore[attr-defined]
+    setattr(entry, _MARK, True)
+    if jit:
+        jax = _import_jax()
+        _hide_frames(jax)
+        kwargs = dict(jit_kwargs)
+        if static_names:
+            kwargs["static_argnames"] = static_names
+        if static_nums:
+            kwargs["static_argnums"] = static_nums
+        out: Any = jax.jit(entry, **kwargs)
+    else:
+        out = entry
+    out.original = fn
+    out.source = rec.source
+    out.static_argnames = static_names
+    out.static_argnums = static_nums
+    out.changes = list(rec.changes)
+    out.refusals = list(rec.refusals)
+    out.conversion = rec.fc
+    return rewrap(out) if rewrap is not None else out
+
+
+def _plain_function(f: Any) -> types.FunctionType:
+    """The Python function behind ``f``: unwraps ``jax.jit`` and ``functools.wraps`` layers."""
+    seen = 0
+    while not isinstance(f, types.FunctionType) and hasattr(f, "__wrapped__") and seen < 20:
+        f = f.__wrapped__
+        seen += 1
+    if isinstance(f, types.MethodType):
+        f = f.__func__
+    if not isinstance(f, types.FunctionType):
+        raise ConversionError(
+            f"autojit cannot convert {f!r}: it is not a Python function defined with `def`"
+        )
+    if getattr(f, "original", None) is not None and getattr(f, _MARK, False):
+        f = f.original
+    return f
+
+
+# --------------------------------------------------------------------------------------------
+# one converted function
+
+
+_records: weakref.WeakKeyDictionary[types.FunctionType, _Record] = weakref.WeakKeyDictionary()
+_opted_out: set[int] = set()
+
+
+def _record_for(fn: types.FunctionType) -> _Record:
+    rec = _records.get(fn)
+    if rec is None:
+        rec = _Record(fn, (), (), True)
+        _records[fn] = rec
+    return rec
+
+
+class _Record:
+    """The conversion of one function: its source, new code, and the helpers bound into it."""
+
+    def __init__(
+        self,
+        fn: types.FunctionType,
+        user_names: Sequence[str],
+        user_nums: Sequence[int],
+        recursive: bool,
+    ) -> None:
+        self.fn = fn
+        self.recursive = recursive
+        self.final: Callable[..., Any] | None = None
+        self.cell = types.CellType()
+        self.resolving = False
+        self.compiled: types.FunctionType | None = None
+        self.tree: ast.Module | None = None
+        self.codes: set[types.CodeType] = set()
+        code = fn.__code__
+        self.filename = code.co_filename
+        if code.co_name == "<lambda>":
+            raise ConversionError(
+                f"autojit cannot convert a lambda ({self.filename}:{code.co_firstlineno}): "
+                "it has no `def` source; define it with `def`"
+            )
+        self.first_line, self.lines = _function_lines(fn)
+        first = self.lines[0]
+        self.indent = first[: len(first) - len(first.lstrip())]
+        params = _positional_params(code)
+        declared = set(user_names) | {params[i] for i in user_nums if -len(params) <= i < len(params)}
+        self.fc, self.header_lines = self._convert(declared)
+        shift = self.first_line - 1 - self.header_lines
+        self.changes = [_shift_change(c, shift) for c in self.fc.changes]
+        self.refusals = [_shift_refusal(r, shift) for r in self.fc.refusals]
+        new_text = self.indent + self.fc.new_text
+        self.new_lines = new_text.splitlines(keepends=True)
+        self.changed = self.fc.changed
+        self.source = self._public_source()
+        if self.changed:
+            self.compiled = self._compile({})
+        else:
+            self.compiled = None
+
+    # -- conversion -------------------------------------------------------------------------
+    def _convert(self, declared: set[str]) -> tuple[FunctionConversion, int]:
+        fn = self.fn
+        header = _header(fn)
+        if self.indent:
+            header += f"class {_WRAPPER_CLASS}:\n"
+        nheader = header.count("\n")
+        text = header + "".join(self.lines)
+        name = fn.__code__.co_name
+        try:
+            conv = convert_source(
+                text,
+                self.filename,
+                only=[name],
+                static_argnames={name: sorted(declared)} if declared else None,
+            )
+        except SyntaxError:
+            # the quick block finder was wrong (unusual formatting): ask inspect
+            self.lines = _inspect_lines(fn)
+            text = header + "".join(self.lines)
+            conv = convert_source(
+                text,
+                self.filename,
+                only=[name],
+                static_argnames={name: sorted(declared)} if declared else None,
+            )
+        for fc in conv.functions:
+            if fc.name == name:
+                return fc, nheader
+        raise ConversionError(f"autojit could not find `def {name}` in {self.filename}")
+
+    def merged_statics(
+        self, user_names: Sequence[str], user_nums: Sequence[int]
+    ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """jax.jit's static_argnames / static_argnums: the user's and the inferred ones."""
+        code = self.fn.__code__
+        npos = code.co_argcount
+        nposonly = code.co_posonlyargcount
+        names = list(user_names)
+        nums = list(user_nums)
+        for arg in self.fc.static_arguments:
+            idx = arg.index
+            if idx is None:
+                idx = _param_index(code, arg.name)
+            if idx is not None and idx < npos:
+                if idx not in nums and idx - npos not in nums:
+                    nums.append(idx)
+                if idx >= nposonly and arg.name not in names:
+                    names.append(arg.name)
+            elif arg.name not in names:
+                names.append(arg.name)
+        # keep names and numbers consistent, as jax.jit wants when both are given
+        params = _positional_params(code)
+        for i in list(nums):
+            j = i + npos if i < 0 else i
+            if nposonly <= j < npos and params[j] not in names:
+                names.append(params[j])
+        for n in list(names):
+            j = _param_index(code, n)
+            if j is not None and j < npos and j not in nums and j - npos not in nums:
+                nums.append(j)
+        return tuple(names), tuple(sorted(nums))
+
+    def warn_refusals(self) -> None:
+        for r in self.refusals:
+            warnings.warn_explicit(
+                f"{r.code} {r.reason} (autojit left this statement as it is)",
+                ConversionWarning,
+                r.location.path,
+                r.location.line,
+                module=self.fn.__module__,
+            )
+
+    def _public_source(self) -> str:
+        """The converted function text, dedented, without autojit's own decorator."""
+        lines = list(self.new_lines)
+        drop = _autojit_decorator_lines(self)
+        text = "".join(line for i, line in enumerate(lines) if i not in drop)
+        return textwrap.dedent(text)
+
+    # -- compilation ------------------------------------------------------------------------
+    def _module_tree(self) -> ast.Module:
+        """The converted function as a tree, decorators stripped, lines remapped to the file."""
+        if self.tree is not None:
+            return self.tree
+        text = "".join(self.new_lines)
+        offset = 0
+        if self.indent:
+            text = f"class {_WRAPPER_CLASS}:\n" + text
+            offset = 1
+        module = ast.parse(text, self.filename)
+        fdef = module.body[0]
+        if self.indent:
+            fdef = fdef.body[0]  # type: ignore[attr-defined]
+        assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
+        fdef.decorator_list = []
+        _remap(fdef, self._line_map(), offset, self._file_line)
+        self.tree = ast.Module(body=[fdef], type_ignores=[])
+        return self.tree
+
+    def _file_line(self, lineno: int) -> str:
+        i = lineno - self.first_line
+        if 0 <= i < len(self.lines):
+            return self.lines[i]
+        return ""
+
+    def _line_map(self) -> list[tuple[int, bool]]:
+        """For each new line (0-based): (original file line, whether it is unchanged)."""
+        first = self.first_line
+        old, new = self.lines, self.new_lines
+        if old == new:
+            return [(first + i, True) for i in range(len(new))]
+        out: list[tuple[int, bool]] = [(first, False)] * len(new)
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                for k in range(j2 - j1):
+                    out[j1 + k] = (first + i1 + k, True)
+            elif tag == "replace":
+                for k in range(j2 - j1):
+                    out[j1 + k] = (first + i1 + min(k, i2 - i1 - 1), False)
+            elif tag == "insert":
+                line = first + max(i1 - 1, 0)
+                for k in range(j2 - j1):
+                    out[j1 + k] = (line, False)
+        return out
+
+    def _compile(self, helpers: dict[str, types.CellType]) -> types.FunctionType:
+        fn = self.fn
+        tree = self._module_tree()
+        fdef = tree.body[0]
+        assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
+        freevars = fn.__code__.co_freevars
+        extras: dict[str, types.CellType] = {}
+        for name, module in _FALLBACK_MODULES.items():
+            if (
+                name not in freevars
+                and name not in fn.__globals__
+                and not hasattr(builtins, name)
+                and _mentions(fdef, name)
+            ):
+                extras[name] = types.CellType(_import_module(module))
+        for name, cell in helpers.items():
+            if name not in freevars:
+                extras[name] = cell
+        params = list(freevars) + [n for n in extras if n not in freevars]
+        line = fdef.lineno
+        factory = ast.FunctionDef(
+            name=_FACTORY,
+            args=ast.arguments(
+                posonlyargs=[],
+                args=[ast.arg(arg=p) for p in params],
+                kwonlyargs=[],
+                kw_defaults=[],
+                defaults=[],
+            ),
+            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+            decorator_list=[],
+            returns=None,
+        )
+        module = ast.Module(body=[factory], type_ignores=[])
+        for node in (factory, factory.args, *factory.args.args, factory.body[1]):
+            node.lineno = node.end_lineno = line  # type: ignore[attr-defined]
+            node.col_offset = node.end_col_offset = 0  # type: ignore[attr-defined]
+        ast.fix_missing_locations(module)
+        flags = fn.__code__.co_flags & _FUTURE_FLAGS
+        code = compile(module, self.filename, "exec", flags=flags, dont_inherit=True)
+        factory_code = _const_code(code, _FACTORY)
+        inner = _const_code(factory_code, fdef.name)
+        inner = inner.replace(co_qualname=fn.__code__.co_qualname)
+        self.codes.update(_all_codes(inner))
+        cells = []
+        for name in inner.co_freevars:
+            if name in extras:
+                cells.append(extras[name])
+            else:
+                assert fn.__closure__ is not None
+                cells.append(fn.__closure__[freevars.index(name)])
+        new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
+        new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+        new.__dict__.update(fn.__dict__)
+        new.__qualname__ = fn.__qualname__
+        new.__doc__ = fn.__doc__
+        new.__module__ = fn.__module__
+        new.__annotations__ = fn.__annotations__
+        new.__wrapped__ = fn  # type: ignore[attr-defined]
+        setattr(new, _MARK, True)
+        return new
+
+    # -- helpers (at first call) ------------------------------------------------------------
+    def resolve(self) -> Callable[..., Any]:
+        """Convert the user's functions this one calls, bind them in, and fix the final code."""
+        if self.final is not None:
+            return self.final
+        self.resolving = True
+        try:
+            helpers: dict[str, types.CellType] = {}
+            if self.recursive:
+                code = self.compiled.__code__ if self.compiled is not None else self.fn.__code__
+                for name in sorted(_global_names(code)):
+                    value = self.fn.__globals__.get(name)
+                    if value is None or not _is_user_function(value, self.fn):
+                        continue
+                    try:
+                        helper = _record_for(value)
+                    except (ConversionError, OSError, SyntaxError):
+                        continue
+                    if helper.resolving:
+                        helpers[name] = helper.cell
+                        continue
+                    if helper.resolve() is not helper.fn:
+                        helpers[name] = helper.cell
+            if helpers:
+                final: Callable[..., Any] = self._compile(helpers)
+            elif self.compiled is not None:
+                final = self.compiled
+            else:
+                final = self.fn
+            self.cell.cell_contents = final
+            self.final = final
+            return final
+        finally:
+            self.resolving = False
+
+
+# --------------------------------------------------------------------------------------------
+# source
+
+
+def _function_lines(fn: types.FunctionType) -> tuple[int, list[str]]:
+    """(first line, lines) of ``fn``'s source in its file, decorators included."""
+    code = fn.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines:
+        where = f"{filename}:{code.co_firstlineno}"
+        raise ConversionError(
+            f"autojit cannot convert `{code.co_name}` ({where}): its source is not available "
+            "(functions typed in the REPL or created by exec/eval have no file); "
+            "define it in a .py file"
+        )
+    start = code.co_firstlineno - 1
+    if start >= len(lines):
+        return code.co_firstlineno, _inspect_lines(fn)
+    first = lines[start]
+    indent = len(first) - len(first.lstrip())
+    last = max(_max_line(code), code.co_firstlineno)  # 1-based, inclusive
+    end = last
+    n = len(lines)
+    while end < n:
+        line = lines[end]
+        stripped = line.strip()
+        if stripped and len(line) - len(line.lstrip()) > indent:
+            end += 1
+            continue
+        if not stripped:
+            # blank line: part of the function only if the function continues after it
+            k = end
+            while k < n and not lines[k].strip():
+                k += 1
+            if k < n and len(lines[k]) - len(lines[k].lstrip()) > indent:
+                end = k
+                continue
+        break
+    block = lines[start:end]
+    if block and not block[-1].endswith("\n"):
+        block[-1] += "\n"
+    return code.co_firstlineno, block
+
+
+def _inspect_lines(fn: types.FunctionType) -> list[str]:
+    import inspect
+
+    try:
+        lines, _ = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise ConversionError(
+            f"autojit cannot convert `{fn.__qualname__}`: its source is not available ({exc})"
+        ) from None
+    return lines
+
+
+def _max_line(code: types.CodeType) -> int:
+    best = 0
+    for c in _all_codes(code):
+        for _, _, line in c.co_lines():
+            if line is not None and line > best:
+                best = line
+    return best
+
+
+def _all_codes(code: types.CodeType) -> list[types.CodeType]:
+    out = [code]
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out.extend(_all_codes(c))
+    return out
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """Names a code object (and the functions inside it) may look up as globals."""
+    out: set[str] = set()
+    for c in _all_codes(code):
+        out.update(c.co_names)
+    return out
+
+
+_header_cache: dict[int, tuple[int, str, dict[str, Any]]] = {}
+
+
+def _header(fn: types.FunctionType) -> str:
+    """Import lines (and constants ``fn`` reads) that tell the analysis what the names mean.
+
+    Made from the module's globals, not by parsing the module: only ``fn``'s own source is
+    parsed. The import part is cached per module.
+    """
+    g = fn.__globals__
+    cached = _header_cache.get(id(g))
+    if cached is not None and cached[0] == len(g) and cached[2] is g:
+        imports = cached[1]
+    else:
+        lines = []
+        for name, value in list(g.items()):
+            if type(value) is types.ModuleType and name.isidentifier():
+                mod = value.__name__
+                if not all(p.isidentifier() for p in mod.split(".")):
+                    continue
+                lines.append(f"import {mod}\n" if mod == name else f"import {mod} as {name}\n")
+        imports = "".join(lines)
+        _header_cache[id(g)] = (len(g), imports, g)
+    extra = []
+    jax_mods = [sys.modules.get(m) for m in _JAX_PUBLIC]
+    for name in sorted(_global_names(fn.__code__)):
+        if name not in g:
+            continue
+        value = g[name]
+        if type(value) in (int, float, bool) or value is None:
+            text = repr(value)
+            if text not in ("inf", "-inf", "nan"):
+                extra.append(f"{name} = {text}\n")
+        elif type(value) is str:
+            extra.append(f"{name} = {value!r}\n")
+        elif callable(value) and getattr(value, "__module__", "").startswith("jax"):
+            attr = getattr(value, "__name__", None)
+            if not isinstance(attr, str) or not attr.isidentifier():
+                continue
+            for mod, modname in zip(jax_mods, _JAX_PUBLIC, strict=True):
+                if mod is not None and getattr(mod, attr, None) is value:
+                    alias = "" if attr == name else f" as {name}"
+                    extra.append(f"from {modname} import {attr}{alias}\n")
+                    break
+    return imports + "".join(extra)
+
+
+def _autojit_decorator_lines(rec: _Record) -> set[int]:
+    """0-based indexes of the new text's lines that hold only an autojit decorator."""
+    out: set[int] = set()
+    g = rec.fn.__globals__
+    for i, line in enumerate(rec.new_lines):
+        s = line.strip()
+        if not s.startswith("@"):
+            if s.startswith(("def ", "async def ")):
+                break
+            continue
+        expr = s[1:].split("(", 1)[0].strip()
+        parts = expr.split(".")
+        value: Any = g.get(parts[0]) if parts[0].isidentifier() else None
+        for p in parts[1:]:
+            value = getattr(value, p, None)
+        if value is convert or (
+            isinstance(value, types.ModuleType) and value.__name__.startswith("autojit")
+        ):
+            if s.endswith(")") or "(" not in s:
+                out.add(i)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# line numbers
+
+
+def _remap(
+    fdef: ast.AST,
+    line_map: list[tuple[int, bool]],
+    offset: int,
+    file_line: Callable[[int], str],
+) -> None:
+    """Give every node of the new tree the file line of the statement it came from."""
+    last = len(line_map) - 1
+    for node in ast.walk(fdef):
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            continue
+        i = min(max(lineno - 1 - offset, 0), last)
+        line, exact = line_map[i]
+        node.lineno = line  # type: ignore[attr-defined]
+        if not exact:
+            text = file_line(line)
+            node.col_offset = len(text) - len(text.lstrip())  # type: ignore[attr-defined]
+        end = getattr(node, "end_lineno", None)
+        if end is not None:
+            j = min(max(end - 1 - offset, 0), last)
+            eline, eexact = line_map[j]
+            node.end_lineno = eline  # type: ignore[attr-defined]
+            if not eexact:
+                node.end_col_offset = len(file_line(eline).rstrip().encode())  # type: ignore[attr-defined]
+            if (node.end_lineno, node.end_col_offset) < (node.lineno, node.col_offset):  # type: ignore[attr-defined]
+                node.end_lineno = node.lineno  # type: ignore[attr-defined]
+                node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
+
+
+def _shift_location(loc: Location, shift: int) -> Location:
+    return Location(
+        loc.path,
+        loc.line + shift,
+        loc.col,
+        loc.end_line + shift if loc.end_line else 0,
+        loc.end_col,
+    )
+
+
+def _shift_change(c: Change, shift: int) -> Change:
+    return Change(c.code, _shift_location(c.location, shift), c.message)
+
+
+def _shift_refusal(r: Refusal, shift: int) -> Refusal:
+    return Refusal(r.code, _shift_location(r.location, shift), r.reason)
+
+
+def _annotate(exc: BaseException) -> None:
+    """Add a note naming the rewrite applied at the line of converted code that raised."""
+    if getattr(exc, "__autojit_noted__", False):
+        return
+    tb = exc.__traceback__
+    hit: tuple[_Record, int] | None = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename.endswith(".py") or code.co_filename.startswith("<"):
+            for rec in list(_records.values()):
+                if code in rec.codes:
+                    hit = (rec, tb.tb_lineno)
+        tb = tb.tb_next
+    if hit is None:
+        return
+    rec, line = hit
+    notes = [
+        f"{c.location}: autojit rewrote this line ({c.code}: {c.message})"
+        for c in rec.changes
+        if c.location.line <= line <= max(c.location.end_line, c.location.line)
+    ]
+    if notes:
+        for n in notes:
+            exc.add_note(n)
+        try:
+            exc.__autojit_noted__ = True  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+
+
+# --------------------------------------------------------------------------------------------
+# which functions are the user's own
+
+
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    dirs = set()
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = paths.get(key)
+        if p:
+            dirs.add(os.path.realpath(p) + os.sep)
+    dirs.add(os.path.dirname(os.path.realpath(os.__file__)) + os.sep)
+    return tuple(sorted(dirs))
+
+
+def _is_user_function(value: Any, caller: types.FunctionType) -> bool:
+    if not isinstance(value, types.FunctionType) or value is caller:
+        return False
+    if getattr(value, _OPT_OUT, False) or id(value) in _opted_out or getattr(value, _MARK, False):
+        return False
+    if value.__code__.co_name == "<lambda>":
+        return False
+    mod = value.__module__ or ""
+    caller_mod = caller.__module__ or ""
+    if mod != caller_mod:
+        top = mod.split(".")[0]
+        if top != caller_mod.split(".")[0] or top in _NOT_USER_PACKAGES:
+            return False
+    if mod.split(".")[0] in _NOT_USER_PACKAGES:
+        return False
+    filename = value.__code__.co_filename
+    if filename.startswith("<"):
+        return False
+    if "site-packages" in filename or "dist-packages" in filename:
+        return False
+    real = os.path.realpath(filename)
+    return not real.startswith(_library_dirs())
+
+
+# --------------------------------------------------------------------------------------------
+# small things
+
+
+def _positional_params(code: types.CodeType) -> list[str]:
+    return list(code.co_varnames[: code.co_argcount])
+
+
+def _param_index(code: types.CodeType, name: str) -> int | None:
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    if name in params:
+        return params.index(name)
+    return None
+
+
+def _const_code(code: types.CodeType, name: str) -> types.CodeType:
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType) and c.co_name == name:
+            return c
+    raise ConversionError(f"autojit: no code for {name}")  # pragma: no cover
+
+
+def _mentions(tree: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
+
+
+def _import_module(name: str) -> types.ModuleType:
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def _import_jax() -> Any:
+    import jax
+
+    return jax
+
+
+_hidden = False
+
+
+def _hide_frames(jax: Any) -> None:
+    """Let JAX's traceback filtering hide this module's frames, as it hides its own."""
+    global _hidden
+    if _hidden:
+        return
+    _hidden = True
+    try:
+        from jax._src import traceback_util
+
+        traceback_util.register_exclusion(__file__)
+    except Exception:  # pragma: no cover - private API moved
+        pass
+
+
+__all__ = ["ConversionError", "ConversionWarning", "convert", "do_not_convert", "to_code"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from .bench import BenchResult, benchmark
 from .decorator import ConversionWarning, convert, do_not_convert, to_code
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
 
 __all__ = [
+    "BenchResult",
     "Change",
     "Conversion",
     "ConversionError",
@@ -15,6 +17,7 @@ __all__ = [
     "Location",
     "Refusal",
     "StaticArgument",
+    "benchmark",
     "convert",
     "convert_source",
     "do_not_convert",

@@ -269,15 +269,9 @@ def _function_edits(
         return []
 
     jit = namer.jit()
-    names = [s for s in statics if s not in posonly]
-    nums = [str(positional.index(s)) for s in statics if s in posonly]
-    if names or nums:
-        kws = []
-        if nums:
-            kws.append(f"static_argnums={_tuple_text(nums)}")
-        if names:
-            kws.append(f"static_argnames={_tuple_text([repr(n) for n in names])}")
-        decorator = f"@{namer.partial()}({jit}, {', '.join(kws)})"
+    plan = _plan(statics, posonly, positional, None, None)
+    if plan is not None:
+        decorator = f"@{namer.partial()}({jit}, {', '.join(_keywords(*plan))})"
     else:
         decorator = f"@{jit}"
     first = min([d.lineno for d in node.decorator_list] + [node.lineno])
@@ -296,6 +290,55 @@ def _own_nodes(fn: ast.AST):
             stack.extend(ast.iter_child_nodes(n))
 
 
+def _plan(
+    statics: list[str],
+    posonly: list[str],
+    positional: list[str],
+    have_names: list[str] | None,
+    have_nums: list[int] | None,
+) -> tuple[list[int] | None, list[str] | None] | None:
+    """The static_argnums / static_argnames a jit decorator needs (None: leave that keyword
+    out), or None when the decorator already covers every static argument.
+
+    jax.jit fills in one of the two from the signature only when the other is not given; when
+    both are given, a parameter is static only in the form(s) it is listed in. So the result is
+    either one complete list, or two lists that each name every static parameter they can.
+    """
+    n = len(positional)
+    nums_norm = [k % n for k in have_nums or [] if -n <= k < n]
+    covered = set(have_names or []) | {positional[k] for k in nums_norm}
+    missing = [s for s in statics if s not in covered]
+    if not missing:
+        return None
+    every = [*(have_names or []), *(positional[k] for k in nums_norm), *missing]
+    every = list(dict.fromkeys(every))
+    all_positional = all(s in positional for s in every)
+    no_posonly = all(s not in posonly for s in every)
+    if have_nums is not None and have_names is None and all_positional:
+        return have_nums + [positional.index(s) for s in missing], None
+    if have_nums is None and no_posonly:
+        return None, (have_names or []) + missing
+    if have_nums is None and have_names is None and all_positional:
+        return [positional.index(s) for s in missing], None
+    nums = list(have_nums or [])
+    for s in every:
+        if s in positional and positional.index(s) not in nums_norm:
+            nums.append(positional.index(s))
+            nums_norm.append(positional.index(s))
+    names = list(have_names or [])
+    names += [s for s in every if s not in posonly and s not in names]
+    return nums, names
+
+
+def _keywords(nums: list[int] | None, names: list[str] | None) -> list[str]:
+    out = []
+    if nums is not None:
+        out.append(f"static_argnums={_tuple_text([str(k) for k in nums])}")
+    if names is not None:
+        out.append(f"static_argnames={_tuple_text([repr(s) for s in names])}")
+    return out
+
+
 def _merge(
     dec: ast.expr,
     kind: str,
@@ -308,66 +351,62 @@ def _merge(
     loc: Location,
 ) -> list[_Edit]:
     """Edits that add the missing static arguments to an existing jit decorator."""
-    have_names: list[str] = []
-    have_nums: list[int] = []
-    kw_names = kw_nums = None
+    have_names: list[str] | None = None
+    have_nums: list[int] | None = None
+    kw_names: ast.keyword | None = None
+    kw_nums: ast.keyword | None = None
     if isinstance(dec, ast.Call):
         for kw in dec.keywords:
             if kw.arg == "static_argnames":
-                got = _literal_strings(kw.value)
-                if got is None:
+                have_names = _literal_strings(kw.value)
+                if have_names is None:
                     notes.append(
                         Note(loc, "--add-jit: static_argnames is not a literal; left as is")
                     )
                     return []
-                have_names, kw_names = got, kw
+                kw_names = kw
             elif kw.arg == "static_argnums":
-                nums = _literal_ints(kw.value)
-                if nums is None:
+                have_nums = _literal_ints(kw.value)
+                if have_nums is None:
                     notes.append(
                         Note(loc, "--add-jit: static_argnums is not a literal; left as is")
                     )
                     return []
-                have_nums, kw_nums = nums, kw
+                kw_nums = kw
             elif kw.arg is None:
                 notes.append(Note(loc, "--add-jit: jit decorator takes **kwargs; left as is"))
                 return []
-    covered = set(have_names)
-    for n in have_nums:
-        if -len(positional) <= n < len(positional):
-            covered.add(positional[n])
-    missing = [s for s in statics if s not in covered]
-    add_names = [s for s in missing if s not in posonly]
-    add_nums = [positional.index(s) for s in missing if s in posonly]
-    if not add_names and not add_nums:
+    plan = _plan(statics, posonly, positional, have_names, have_nums)
+    if plan is None:
         return []
+    nums, names = plan
 
     if kind == "bare":
-        kws = []
-        if add_nums:
-            kws.append(f"static_argnums={_tuple_text([str(n) for n in add_nums])}")
-        if add_names:
-            kws.append(f"static_argnames={_tuple_text([repr(n) for n in add_names])}")
         start, end = src.span(dec)
-        text = f"{namer.partial()}({src.original((start, end))}, {', '.join(kws)})"
+        text = (
+            f"{namer.partial()}({src.original((start, end))}, {', '.join(_keywords(nums, names))})"
+        )
         return [_Edit(start, end, text)]
 
     assert isinstance(dec, ast.Call)
     edits: list[_Edit] = []
     appended: list[str] = []
-    for kw, have, add, fmt in (
-        (kw_nums, have_nums, add_nums, str),
-        (kw_names, have_names, add_names, repr),
-    ):
-        if not add:
+    pending: list[tuple[ast.keyword | None, bool, str]] = [
+        (kw_nums, nums is not None and nums != have_nums, _keywords(nums, None)[0] if nums else ""),
+        (
+            kw_names,
+            names is not None and names != have_names,
+            _keywords(None, names)[0] if names else "",
+        ),
+    ]
+    for existing, differs, text in pending:
+        if not differs:
             continue
-        values = [fmt(v) for v in have] + [fmt(v) for v in add]
-        if kw is not None:
-            start, end = src.span(kw.value)
-            edits.append(_Edit(start, end, _tuple_text(values)))
+        if existing is not None:
+            start, end = src.span(existing.value)
+            edits.append(_Edit(start, end, text.partition("=")[2]))
         else:
-            name = "static_argnums" if fmt is str else "static_argnames"
-            appended.append(f"{name}={_tuple_text(values)}")
+            appended.append(text)
     if appended:
         last = [*dec.args, *dec.keywords]
         if last:

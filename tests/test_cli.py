@@ -1,0 +1,678 @@
+"""The ``autojit`` command line: every mode, every exit code, and what it does to files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from autojit import cli
+from autojit.cli import main
+
+SOURCE = textwrap.dedent(
+    """\
+    import jax.numpy as jnp
+
+
+    def f(x, i, y, n):
+        x = jnp.zeros(n, dtype=jnp.float32) + x  # keep me
+        x[i] = y
+        return x
+
+
+    def g(a):
+        return a
+    """
+)
+CONVERTED_LINE = "    x = x.at[i].set(y)\n"
+CLEAN = "import jax.numpy as jnp\n\n\ndef g(a):\n    return jnp.sin(a)\n"
+MESSAGE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) \S")
+
+
+def run(*args: str, input: str | bytes | None = None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "a.py").write_text(SOURCE)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    return tmp_path
+
+
+def message_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if not ln.startswith("autojit:")]
+
+
+# -- convert in place ---------------------------------------------------------------------
+
+
+def test_convert_rewrites_in_place_and_reports(tree: Path) -> None:
+    r = run("convert", str(tree / "a.py"), str(tree / "clean.py"))
+    assert r.exit_code == 0, r.output
+    new = (tree / "a.py").read_text()
+    assert CONVERTED_LINE in new
+    # everything else is byte-identical
+    assert new == SOURCE.replace("    x[i] = y\n", CONVERTED_LINE)
+    assert (tree / "clean.py").read_text() == CLEAN
+    assert r.stdout == ""
+    lines = message_lines(r.stderr)
+    assert len(lines) == 1
+    m = MESSAGE.match(lines[0])
+    assert m, lines
+    assert m["path"] == str(tree / "a.py")
+    assert (m["line"], m["col"], m["code"][:3]) == ("6", "5", "AJ3")
+    assert "1 file converted, 1 file unchanged" in r.stderr
+
+
+def test_unchanged_file_is_not_rewritten(tree: Path) -> None:
+    before = os.stat(tree / "clean.py")
+    r = run("convert", str(tree / "clean.py"))
+    assert r.exit_code == 0
+    after = os.stat(tree / "clean.py")
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+def test_idempotent(tree: Path) -> None:
+    assert run("convert", str(tree)).exit_code == 0
+    once = (tree / "a.py").read_bytes()
+    r = run("convert", "--check", str(tree))
+    assert r.exit_code == 0, r.output
+    assert run("convert", str(tree)).exit_code == 0
+    assert (tree / "a.py").read_bytes() == once
+
+
+def test_directories_are_searched_recursively(tmp_path: Path) -> None:
+    files = {
+        "pkg/mod.py": True,
+        "pkg/sub/deep.py": True,
+        "pkg/notes.txt": False,
+        "pkg/.hidden/h.py": False,
+        "pkg/__pycache__/c.py": False,
+        "pkg/node_modules/n.py": False,
+        "pkg/myenv/lib/v.py": False,  # a virtual environment (pyvenv.cfg)
+        "pkg/.git/g.py": False,
+    }
+    for rel in files:
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(SOURCE)
+    (tmp_path / "pkg/myenv/pyvenv.cfg").write_text("home = /usr\n")
+    r = run("convert", str(tmp_path / "pkg"))
+    assert r.exit_code == 0, r.output
+    for rel, converted in files.items():
+        text = (tmp_path / rel).read_text()
+        assert (CONVERTED_LINE in text) == converted, rel
+    assert "2 files converted" in r.stderr
+
+
+def test_file_mode_is_kept(tree: Path) -> None:
+    path = tree / "a.py"
+    os.chmod(path, 0o751)
+    assert run("convert", str(path)).exit_code == 0
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
+    assert CONVERTED_LINE in path.read_text()
+
+
+def test_symlink_target_is_rewritten_and_link_kept(tree: Path) -> None:
+    link = tree / "link.py"
+    link.symlink_to(tree / "a.py")
+    assert run("convert", str(link)).exit_code == 0
+    assert link.is_symlink()
+    assert CONVERTED_LINE in (tree / "a.py").read_text()
+
+
+def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
+    body = SOURCE.replace("\n", "\r\n").encode()
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes(body)
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + SOURCE.encode())
+    assert run("convert", str(crlf), str(bom)).exit_code == 0
+    assert crlf.read_bytes() == body.replace(b"    x[i] = y\r\n", b"    x = x.at[i].set(y)\r\n")
+    assert bom.read_bytes() == b"\xef\xbb\xbf" + SOURCE.replace(
+        "    x[i] = y\n", CONVERTED_LINE
+    ).encode("utf-8")
+
+
+def test_non_ascii_text_is_kept(tmp_path: Path) -> None:
+    src = "# é𝄞 ünïcode\n" + SOURCE.replace("# keep me", "# gardé 𝄞")
+    p = tmp_path / "u.py"
+    p.write_text(src, encoding="utf-8")
+    r = run("convert", str(p))
+    assert r.exit_code == 0
+    assert p.read_text(encoding="utf-8") == src.replace("    x[i] = y\n", CONVERTED_LINE)
+    assert f"{p}:7:5: AJ3" in r.stderr
+
+
+# -- atomicity and errors -----------------------------------------------------------------
+
+
+def test_failed_write_leaves_the_original_intact(tree: Path, monkeypatch) -> None:
+    def boom(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    r = run("convert", str(tree / "a.py"))
+    assert r.exit_code == 2
+    assert (tree / "a.py").read_text() == SOURCE
+    assert sorted(p.name for p in tree.iterdir()) == ["a.py", "clean.py"]  # no temp file left
+    assert f"{tree / 'a.py'}:1:1: E902 could not write: No space left on device" in r.stderr
+
+
+def test_failed_write_of_data_leaves_the_original_intact(tree: Path, monkeypatch) -> None:
+    real_fsync = os.fsync
+
+    def boom(fd):
+        real_fsync(fd)
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    r = run("convert", str(tree / "a.py"))
+    assert r.exit_code == 2
+    assert (tree / "a.py").read_text() == SOURCE
+    assert sorted(p.name for p in tree.iterdir()) == ["a.py", "clean.py"]
+
+
+def test_syntax_error_names_file_and_line_and_other_files_still_run(tree: Path) -> None:
+    bad = tree / "bad.py"
+    bad_src = "import jax.numpy as jnp\n\ndef broken(x:\n    x[0] = 1\n"
+    bad.write_text(bad_src)
+    r = run("convert", str(bad), str(tree / "a.py"))
+    assert r.exit_code == 2
+    assert bad.read_text() == bad_src
+    assert CONVERTED_LINE in (tree / "a.py").read_text()
+    err = [ln for ln in r.stderr.splitlines() if "E999" in ln]
+    assert len(err) == 1
+    assert re.match(rf"^{re.escape(str(bad))}:3:\d+: E999 SyntaxError: ", err[0]), err
+
+
+def test_check_with_syntax_error_exits_2(tree: Path) -> None:
+    (tree / "bad.py").write_text("def f(:\n")
+    r = run("convert", "--check", str(tree))
+    assert r.exit_code == 2
+
+
+def test_missing_file(tree: Path) -> None:
+    r = run("convert", str(tree / "nope.py"), str(tree / "a.py"))
+    assert r.exit_code == 2
+    assert f"{tree / 'nope.py'}:1:1: E902 No such file or directory" in r.stderr
+    assert CONVERTED_LINE in (tree / "a.py").read_text()
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads anything")
+def test_unreadable_file(tree: Path) -> None:
+    p = tree / "a.py"
+    os.chmod(p, 0)
+    try:
+        r = run("convert", str(p))
+    finally:
+        os.chmod(p, 0o644)
+    assert r.exit_code == 2
+    assert f"{p}:1:1: E902 Permission denied" in r.stderr
+    assert p.read_text() == SOURCE
+
+
+def test_read_error_is_reported_and_other_files_run(tree: Path, monkeypatch) -> None:
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path).endswith("a.py"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "open", fake_open, raising=False)
+    (tree / "b.py").write_text(SOURCE)
+    r = run("convert", str(tree / "a.py"), str(tree / "b.py"))
+    assert r.exit_code == 2
+    assert f"{tree / 'a.py'}:1:1: E902 Permission denied" in r.stderr
+    assert (tree / "a.py").read_text() == SOURCE
+    assert CONVERTED_LINE in (tree / "b.py").read_text()
+
+
+def test_non_utf8_bytes(tmp_path: Path) -> None:
+    p = tmp_path / "latin.py"
+    data = SOURCE.encode().replace(b"# keep me", b"# caf\xe9")
+    p.write_bytes(data)
+    r = run("convert", str(p))
+    assert r.exit_code == 2
+    assert re.search(rf"{re.escape(str(p))}:5:\d+: E902 UnicodeDecodeError", r.stderr), r.stderr
+    assert p.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["convert", "--no-such-flag", "x.py"],
+        ["convert", "--select", "bogus", "x.py"],
+        ["convert", "--output-format", "xml", "x.py"],
+        ["convert"],
+        ["convert", "--all-functions", "--function", "f", "x.py"],
+        ["convert", "-", "x.py"],
+    ],
+)
+def test_bad_options_exit_2_and_touch_nothing(tree: Path, args: list[str]) -> None:
+    args = [str(tree / "a.py") if a == "x.py" else a for a in args]
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert (tree / "a.py").read_text() == SOURCE
+
+
+# -- --diff, --check, stdin, json ---------------------------------------------------------
+
+
+def test_diff_prints_and_writes_nothing(tree: Path) -> None:
+    path = str(tree / "a.py")
+    r = run("convert", "--diff", path)
+    assert r.exit_code == 0
+    assert (tree / "a.py").read_text() == SOURCE
+    assert r.stdout.startswith(f"--- {path}\n+++ {path}\n@@ ")
+    assert "-    x[i] = y\n" in r.stdout
+    assert "+    x = x.at[i].set(y)\n" in r.stdout
+    assert "AJ3" in r.stderr and "AJ3" not in r.stdout
+
+
+def test_diff_of_file_without_final_newline(tmp_path: Path) -> None:
+    p = tmp_path / "n.py"
+    p.write_text(
+        SOURCE.replace("    x[i] = y\n    return x\n", "    return x\n")
+        + "def h(x, i):\n    x = jnp.asarray(x)\n    x[i] = 1\n    return x"
+    )
+    r = run("convert", "--diff", str(p))
+    assert r.exit_code == 0
+    assert "\\ No newline at end of file" in r.stdout
+
+
+def test_check_exit_codes(tree: Path) -> None:
+    r = run("convert", "--check", str(tree / "a.py"))
+    assert r.exit_code == 1
+    assert (tree / "a.py").read_text() == SOURCE
+    assert "would be converted" in r.stderr
+    assert run("convert", "--check", str(tree / "clean.py")).exit_code == 0
+    r = run("convert", "--check", "--diff", str(tree / "a.py"))
+    assert r.exit_code == 1 and "+    x = x.at[i].set(y)" in r.stdout
+
+
+def test_stdin_to_stdout(tree: Path) -> None:
+    r = run("convert", "-", "--stdin-filename", "src/mod.py", input=SOURCE)
+    assert r.exit_code == 0
+    assert r.stdout == SOURCE.replace("    x[i] = y\n", CONVERTED_LINE)
+    assert re.search(r"^src/mod\.py:6:5: AJ3\d\d ", r.stderr, re.M)
+
+
+def test_stdin_keeps_bytes(tree: Path) -> None:
+    data = b"\xef\xbb\xbf" + SOURCE.replace("\n", "\r\n").encode()
+    r = run("convert", "-", input=data)
+    assert r.exit_code == 0
+    assert r.stdout_bytes == data.replace(b"x[i] = y", b"x = x.at[i].set(y)")
+
+
+def test_stdin_check_diff_and_errors() -> None:
+    r = run("convert", "--check", "-", input=SOURCE)
+    assert (r.exit_code, r.stdout) == (1, "")
+    r = run("convert", "--check", "-", input=CLEAN)
+    assert (r.exit_code, r.stdout) == (0, "")
+    r = run("convert", "--diff", "-", "--stdin-filename", "m.py", input=SOURCE)
+    assert r.exit_code == 0 and r.stdout.startswith("--- m.py\n+++ m.py\n")
+    r = run("convert", "-", "--stdin-filename", "m.py", input="def f(:\n")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert re.search(r"^m\.py:1:\d+: E999 SyntaxError", r.stderr, re.M)
+
+
+def test_json_output(tree: Path) -> None:
+    (tree / "bad.py").write_text("def f(:\n")
+    r = run("convert", "--output-format", "json", "--check", str(tree))
+    assert r.exit_code == 2
+    data = json.loads(r.stdout)
+    by_name = {Path(d["path"]).name: d for d in data}
+    assert set(by_name) == {"a.py", "bad.py", "clean.py"}
+    a = by_name["a.py"]
+    assert a["changed"] is True and a["error"] is None
+    (change,) = a["changes"]
+    assert set(change) == {"code", "message", "line", "col", "end_line", "end_col"}
+    assert (change["line"], change["col"], change["end_line"]) == (6, 5, 6)
+    assert change["code"].startswith("AJ3")
+    assert a["refusals"] == []
+    (static,) = a["static_arguments"]
+    assert (static["function"], static["name"], static["index"]) == ("f", "n", 3)
+    assert by_name["clean.py"]["changed"] is False
+    assert by_name["bad.py"]["error"]["code"] == "E999"
+    assert (tree / "a.py").read_text() == SOURCE
+
+
+def test_json_refusals() -> None:
+    src = textwrap.dedent(
+        """\
+        import jax.numpy as jnp
+
+        def f(x):
+            x = jnp.asarray(x)
+            y = x
+            x[0] = 1.0
+            return x + y
+        """
+    )
+    r = run("convert", "--output-format", "json", "-", input=src)
+    assert r.exit_code == 0
+    (entry,) = json.loads(r.stdout)
+    assert entry["text"] is not None
+    for refusal in entry["refusals"]:
+        assert set(refusal) == {"code", "message", "line", "col", "end_line", "end_col"}
+        assert refusal["code"].startswith("AJ")
+
+
+# -- rule selection and function selection --------------------------------------------------
+
+
+def test_select_and_ignore(tree: Path) -> None:
+    path = str(tree / "a.py")
+    assert run("convert", "--check", "--ignore", "AJ3", path).exit_code == 0
+    assert run("convert", "--check", "--ignore", "aj1,AJ3", path).exit_code == 0
+    assert run("convert", "--check", "--select", "AJ1", path).exit_code == 0
+    assert run("convert", "--check", "--select", "AJ1", "--select", "AJ3", path).exit_code == 1
+    assert run("convert", "--check", "--select", "AJ", path).exit_code == 1
+
+
+def test_all_functions_and_function(tmp_path: Path) -> None:
+    src = "def h(x, i, y):\n    x[i] = y\n    return x\n\n\ndef k(x, i, y):\n    x[i] = y\n    return x\n"
+    p = tmp_path / "plain.py"
+    p.write_text(src)
+    assert run("convert", "--check", str(p)).exit_code == 0  # no jax: left alone
+    r = run("convert", "--diff", "--function", "k", str(p))
+    assert "def k" in r.stdout or "x = x.at[i].set(y)" in r.stdout
+    assert r.stdout.count("+    x = x.at[i].set(y)") == 1
+    r = run("convert", "--all-functions", str(p))
+    assert r.exit_code == 0
+    assert p.read_text().count("x = x.at[i].set(y)") == 2
+    assert "import autojit" not in p.read_text()
+
+
+# -- --add-jit -----------------------------------------------------------------------------
+
+
+def _load(text: str) -> dict:
+    ns: dict = {}
+    exec(compile(text, "<converted>", "exec"), ns)
+    return ns
+
+
+def test_add_jit_runs_under_jit_with_static_argument(tree: Path) -> None:
+    path = tree / "a.py"
+    r = run("convert", "--add-jit", str(path))
+    assert r.exit_code == 0, r.output
+    text = path.read_text()
+    assert "@partial(jax.jit, static_argnames=('n',))\ndef f(" in text
+    assert "from functools import partial\n" in text and "import jax\n" in text
+    assert "autojit" not in text
+    assert "def g" in text and "@jax.jit\ndef g" not in text  # unchanged functions stay bare
+
+    import jax
+
+    converted = _load(text)["f"]
+    eager = _eager_numpy(SOURCE)["f"]
+    for x, i, y, n in [(np.arange(5, dtype=np.float32), 2, 7.0, 5), (np.float32(1.5), 0, -1.0, 3)]:
+        want = np.asarray(eager(np.array(x, dtype=np.float32), i, np.float32(y), n))
+        got = converted(jax.numpy.asarray(x), i, y, n)
+        assert hasattr(converted, "lower")
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want)
+
+    # converting again changes nothing, with --add-jit too
+    r = run("convert", "--add-jit", "--check", str(path))
+    assert r.exit_code == 0, r.output
+
+
+def _eager_numpy(src: str):
+    """The original with jnp bound to numpy: the in-place meaning the author intended."""
+    ns: dict = {}
+    exec(
+        compile(src.replace("import jax.numpy as jnp", "import numpy as jnp"), "<eager>", "exec"),
+        ns,
+    )
+    return ns
+
+
+@pytest.mark.parametrize(
+    ("decorator", "header", "expected"),
+    [
+        ("@jax.jit", "import jax\n", "@partial(jax.jit, static_argnames=('n',))"),
+        ("@jit", "from jax import jit\n", "@partial(jit, static_argnames=('n',))"),
+        ("@jax.jit()", "import jax\n", "@jax.jit(static_argnames=('n',))"),
+        (
+            "@functools.partial(jax.jit, static_argnums=(1,))",
+            "import functools\nimport jax\n",
+            "@functools.partial(jax.jit, static_argnums=(1, 3))",
+        ),
+        (
+            "@partial(jax.jit, static_argnums=(1,), static_argnames=('i',))",
+            "from functools import partial\nimport jax\n",
+            "@partial(jax.jit, static_argnums=(1, 3), static_argnames=('i', 'n'))",
+        ),
+        (
+            "@partial(jax.jit, static_argnames='i')",
+            "from functools import partial\nimport jax\n",
+            "@partial(jax.jit, static_argnames=('i', 'n'))",
+        ),
+        (
+            "@partial(jax.jit, static_argnames=['n'])",
+            "from functools import partial\nimport jax\n",
+            "@partial(jax.jit, static_argnames=['n'])",
+        ),
+    ],
+)
+def test_add_jit_merges_into_existing_jit(decorator: str, header: str, expected: str) -> None:
+    src = header + SOURCE.replace("def f(", f"{decorator}\ndef f(")
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert f"{expected}\ndef f(" in out
+    assert out.count("@") == 1
+    assert out.count("import jax\n") <= 1
+    f = _load(out)["f"]
+    got = f(np.arange(4, dtype=np.float32), 1, 9.0, 4)
+    np.testing.assert_allclose(np.asarray(got), [0, 9, 2, 3])
+    assert got.dtype == np.float32
+    again = run("convert", "--add-jit", "--check", "-", input=out)
+    assert again.exit_code == 0, again.output
+
+
+@pytest.mark.parametrize(
+    ("signature", "call", "expected"),
+    [
+        ("x, n, /, i, y", "f(x, 4, 1, 9.0)", "static_argnums=(1,)"),
+        ("x, i, y, *, n", "f(x, 1, 9.0, n=4)", "static_argnames=('n',)"),
+        ("x, i, y, n", "f(x, 1, 9.0, n=4)", "static_argnames=('n',)"),
+    ],
+)
+def test_add_jit_new_decorator_by_parameter_kind(signature: str, call: str, expected: str) -> None:
+    src = SOURCE.replace("def f(x, i, y, n):", f"def f({signature}):")
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    assert f"@partial(jax.jit, {expected})\ndef f(" in r.stdout
+    ns = _load(r.stdout)
+    ns["x"] = np.arange(4, dtype=np.float32)
+    got = eval(call, ns)
+    np.testing.assert_allclose(np.asarray(got), [0, 9, 2, 3])
+    assert got.dtype == np.float32
+
+
+def test_add_jit_plan_mixed_kinds() -> None:
+    from autojit.add_jit import _plan
+
+    # a positional-only and a keyword-only static: both lists, each complete
+    assert _plan(["a", "k"], ["a"], ["a", "b"], None, None) == ([0], ["k"])
+    # both given by the user: every static in every form it can take
+    assert _plan(["b", "c"], [], ["a", "b", "c"], ["b"], [1]) == ([1, 2], ["b", "c"])
+    assert _plan(["b"], [], ["a", "b"], ["b"], None) is None
+    assert _plan(["b"], [], ["a", "b"], None, [-1]) is None
+
+
+def test_add_jit_without_static_arguments_reuses_aliases() -> None:
+    src = textwrap.dedent(
+        """\
+        import jax as jx
+        import jax.numpy as jnp
+
+
+        def f(x, i):
+            x = jnp.asarray(x)
+            x[i] = 0.0
+            return x
+        """
+    )
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0
+    assert "@jx.jit\ndef f(x, i):" in r.stdout
+    assert "import jax\n" not in r.stdout and "partial" not in r.stdout
+    got = _load(r.stdout)["f"](np.ones(3, np.float32), 2)
+    np.testing.assert_allclose(np.asarray(got), [1, 1, 0])
+
+
+def test_add_jit_leaves_unknown_decorators_and_methods_with_a_note() -> None:
+    src = textwrap.dedent(
+        """\
+        import functools
+        import jax.numpy as jnp
+
+
+        @functools.lru_cache
+        def f(x, i):
+            x = jnp.asarray(x)
+            x[i] = 0.0
+            return x
+
+
+        class C:
+            def m(self, x, i):
+                x = jnp.asarray(x)
+                x[i] = 0.0
+                return x
+        """
+    )
+    r = run("convert", "--add-jit", "-", "--stdin-filename", "m.py", input=src)
+    assert r.exit_code == 0
+    assert "jit" not in r.stdout
+    assert "m.py:6:1: note: --add-jit" in r.stderr
+    assert "`C.m` is a method" in r.stderr
+
+
+# -- check, rules, explain ----------------------------------------------------------------
+
+
+def test_check_command(tree: Path) -> None:
+    r = run("check", str(tree / "a.py"))
+    assert r.exit_code == 1
+    assert re.match(rf"^{re.escape(str(tree / 'a.py'))}:6:5: AJ3\d\d ", r.stdout)
+    assert (tree / "a.py").read_text() == SOURCE
+    assert run("check", str(tree / "clean.py")).exit_code == 0
+    (tree / "bad.py").write_text("def f(:\n")
+    assert run("check", str(tree / "bad.py")).exit_code == 2
+
+
+def test_check_json_fix_edits_reproduce_convert(tree: Path) -> None:
+    r = run("check", "--output-format", "json", str(tree / "a.py"))
+    assert r.exit_code == 1
+    (entry,) = json.loads(r.stdout)
+    (finding,) = entry["findings"]
+    assert finding["kind"] == "change" and finding["doc"] == f"rules/{finding['code']}.md"
+    lines = SOURCE.splitlines(keepends=True)
+    for edit in sorted(finding["fix"], key=lambda e: e["start_line"], reverse=True):
+        lines[edit["start_line"] - 1 : edit["end_line"] - 1] = [edit["text"]]
+    assert "".join(lines) == SOURCE.replace("    x[i] = y\n", CONVERTED_LINE)
+
+
+def test_check_github_format(tree: Path) -> None:
+    r = run("check", "--output-format", "github", str(tree / "a.py"))
+    assert r.exit_code == 1
+    assert r.stdout.startswith(f"::warning file={tree / 'a.py'},line=6,col=5,")
+
+
+@pytest.fixture
+def catalog(tmp_path: Path, monkeypatch) -> Path:
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "AJ301.md").write_text(
+        "# AJ301: array-item-assignment\n\nRewrites `x[i] = y` to `x = x.at[i].set(y)`. More"
+        "\ntext here.\n\n## Why\n...\n"
+    )
+    (d / "AJ901.md").write_text("# AJ901: aliased-array\n\nAn alias is read after the update.\n")
+    monkeypatch.setattr(cli, "rules_dir", lambda: d)
+    return d
+
+
+def test_rules_and_explain(catalog: Path) -> None:
+    r = run("rules")
+    assert r.exit_code == 0
+    assert r.stdout.splitlines() == [
+        "AJ301  array-item-assignment: Rewrites `x[i] = y` to `x = x.at[i].set(y)`.",
+        "AJ901  aliased-array: An alias is read after the update.",
+    ]
+    r = run("rules", "--output-format", "json")
+    assert json.loads(r.stdout)[0]["code"] == "AJ301"
+    r = run("explain", "aj301")
+    assert r.exit_code == 0 and r.stdout == (catalog / "AJ301.md").read_text()
+    r = run("explain", "AJ999")
+    assert r.exit_code == 2 and "unknown rule code" in r.stderr
+
+
+def test_real_rule_catalog_entries_parse() -> None:
+    for entry in cli.load_rules():
+        assert re.fullmatch(r"AJ\d{3}", entry.code), entry
+        assert entry.name and entry.summary, entry
+
+
+# -- processes: no jax import, the installed console script ---------------------------------
+
+
+def test_cli_never_imports_jax(tmp_path: Path) -> None:
+    p = tmp_path / "a.py"
+    p.write_text(SOURCE)
+    code = textwrap.dedent(
+        f"""\
+        import sys
+        import autojit.cli
+        from click.testing import CliRunner
+        r = CliRunner().invoke(autojit.cli.main, ["convert", "--add-jit", {str(p)!r}])
+        assert r.exit_code == 0, r.output
+        r = CliRunner().invoke(autojit.cli.main, ["check", "--output-format", "json", {str(p)!r}])
+        r = CliRunner().invoke(autojit.cli.main, ["convert", "--diff", "-"], input=open({str(p)!r}).read())
+        print("jax" in sys.modules, any(m.startswith("jax.") or m == "jaxlib" for m in sys.modules))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "False False", out.stderr
+    assert "@partial(jax.jit" in p.read_text()
+
+
+def test_installed_console_script(tmp_path: Path) -> None:
+    exe = shutil.which("autojit") or str(Path(sys.executable).parent / "autojit")
+    assert os.path.exists(exe), "the autojit console script is not installed"
+    p = tmp_path / "a.py"
+    p.write_text(SOURCE)
+    out = subprocess.run(
+        [exe, "convert", "--check", str(p)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1, out.stderr
+    out = subprocess.run([exe, "convert", str(p)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert re.search(rf"^{re.escape(str(p))}:6:5: AJ3\d\d ", out.stderr, re.M)
+    assert CONVERTED_LINE in p.read_text()
+    out = subprocess.run(
+        [sys.executable, "-m", "autojit", "convert", "--check", str(p)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr

@@ -248,7 +248,9 @@ class _Record:
         first = self.lines[0]
         self.indent = first[: len(first) - len(first.lstrip())]
         params = _positional_params(code)
-        declared = set(user_names) | {params[i] for i in user_nums if -len(params) <= i < len(params)}
+        declared = set(user_names) | {
+            params[i] for i in user_nums if -len(params) <= i < len(params)
+        }
         self.fc, self.header_lines = self._convert(declared)
         shift = self.first_line - 1 - self.header_lines
         self.changes = [_shift_change(c, shift) for c in self.fc.changes]

@@ -1,0 +1,483 @@
+"""``@autojit.convert``: differential tests (eager NumPy original vs jitted converted code)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+import textwrap
+import traceback
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autojit
+
+HERE = __file__
+
+
+def line_of(marker: str) -> int:
+    """Line number in this file of the line holding ``marker`` (the marker itself excluded)."""
+    with open(HERE) as f:
+        for i, line in enumerate(f, 1):
+            if marker in line and "line_of(" not in line:
+                return i
+    raise AssertionError(marker)
+
+
+def same(got, want) -> None:
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def eager(fn, *args, **kwargs):
+    """The original function run on NumPy copies: NumPy's in-place meaning."""
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    return fn.original(*args, **kwargs)
+
+
+def f32(*values) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# array updates
+
+
+@autojit.convert
+def item_updates(x, i, y):
+    x[i] = y
+    x[i + 1] += y * 2.0
+    x[0] *= 3.0
+    return x
+
+
+@autojit.convert
+def mask_update(x, limit):
+    x[x > limit] = 0.0
+    x[x < 0.0] -= 1.0
+    return x
+
+
+def test_item_updates_match_numpy():
+    x = np.arange(6, dtype=np.float32)
+    for i in (0, 1, 3):
+        same(item_updates(x, i, np.float32(7.0)), eager(item_updates, x, i, np.float32(7.0)))
+    assert {c.code[:3] for c in item_updates.changes} == {"AJ3"}
+    assert isinstance(item_updates, type(jax.jit(lambda v: v)))
+
+
+def test_mask_update_matches_numpy():
+    x = f32(-2.0, 1.0, 5.0, 3.0, 9.0)
+    for limit in (0.0, 4.0, 100.0):
+        same(mask_update(x, np.float32(limit)), eager(mask_update, x, np.float32(limit)))
+
+
+def test_attributes_and_lower():
+    assert item_updates.original.__name__ == "item_updates"
+    assert "x.at[" in item_updates.source
+    assert "autojit" not in item_updates.source
+    assert item_updates.source.startswith("def item_updates(x, i, y):")
+    assert item_updates.refusals == []
+    lowered = item_updates.lower(np.zeros(4, np.float32), 1, np.float32(2.0))
+    assert "scatter" in lowered.as_text()
+    assert autojit.to_code(item_updates) == item_updates.source
+    assert item_updates.__name__ == "item_updates"
+    assert inspect.signature(mask_update) == inspect.signature(mask_update.original)
+
+
+def test_to_code_of_plain_function():
+    def g(x):
+        x[1] = 2.0
+        return x
+
+    code = autojit.to_code(g)
+    assert code.startswith("def g(x):")
+    assert "x = x.at[1].set(2.0)" in code
+
+
+# --------------------------------------------------------------------------------------------
+# static arguments
+
+
+@autojit.convert
+def zeros_then_set(n, v):
+    z = jnp.zeros(n, dtype=jnp.float32)
+    z[0] = v
+    return z
+
+
+def test_static_argument_inference():
+    assert zeros_then_set.static_argnames == ("n",)
+    assert zeros_then_set.static_argnums == (0,)
+    for n in (1, 3, 8):
+        out = zeros_then_set(n, np.float32(2.5))
+        want = np.zeros(n, np.float32)
+        want[0] = 2.5
+        same(out, want)
+
+
+@autojit.convert(static_argnames="mode")
+def with_user_static(x, n, mode):
+    z = jnp.ones(n, dtype=jnp.float32)
+    x[0] = z.sum() if mode == "sum" else z.max()
+    return x
+
+
+def test_user_and_inferred_static_arguments():
+    assert set(with_user_static.static_argnames) == {"mode", "n"}
+    assert with_user_static.static_argnums == (1, 2)
+    x = f32(0.0, 1.0, 2.0)
+    same(with_user_static(x, 4, "sum"), f32(4.0, 1.0, 2.0))
+    same(with_user_static(x, 4, mode="max"), f32(1.0, 1.0, 2.0))
+
+
+# --------------------------------------------------------------------------------------------
+# globals, closures, defaults, keyword-only arguments, methods, nested functions
+
+SCALE = 2.0
+
+
+@autojit.convert
+def uses_global(x, i):
+    x[i] = SCALE
+    return x
+
+
+def test_global_changed_after_decoration_is_seen():
+    global SCALE
+    old = SCALE
+    SCALE = 5.0
+    try:
+        same(uses_global(np.zeros(3, np.float32), 1), f32(0.0, 5.0, 0.0))
+    finally:
+        SCALE = old
+    assert "jnp" in globals() and globals()["SCALE"] == old
+
+
+def make_closure(c):
+    @autojit.convert
+    def inner(x, i, *, scale=2.0, shift=0.0):
+        x[i] = c * scale + shift
+        return x
+
+    def set_c(v):
+        nonlocal c
+        c = v
+
+    return inner, set_c
+
+
+def test_closure_defaults_and_keyword_only():
+    inner, set_c = make_closure(3.0)
+    x = np.zeros(3, np.float32)
+    assert inner.__qualname__ == "make_closure.<locals>.inner"
+    set_c(4.0)  # the converted function reads the original's closure cell
+    same(inner(x, 0), f32(8.0, 0.0, 0.0))
+    same(inner(x, 1, scale=1.0, shift=0.5), f32(0.0, 4.5, 0.0))
+    assert inner.original.__kwdefaults__ == {"scale": 2.0, "shift": 0.0}
+
+
+@autojit.convert
+def positional_defaults(x, i=1, y=9.0):
+    x[i] = y
+    return x
+
+
+def test_positional_defaults():
+    x = np.zeros(3, np.float32)
+    same(positional_defaults(x), f32(0.0, 9.0, 0.0))
+    same(positional_defaults(x, 2), f32(0.0, 0.0, 9.0))
+
+
+class Model:
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    @autojit.convert(static_argnums=0)
+    def put(self, x, i):
+        x[i] = self.value
+        return x
+
+    @autojit.convert(jit=False)
+    def put_eager(self, x, i):
+        x[i] = self.value * 2
+        return x
+
+    @staticmethod
+    @autojit.convert
+    def static_put(x, i):
+        x[i] = -1.0
+        return x
+
+    @autojit.convert(static_argnums=0)
+    def via_super(self, x):
+        return super().__hash__() * 0 + x.sum()
+
+
+def test_methods():
+    m = Model(7.0)
+    x = np.zeros(3, np.float32)
+    same(m.put(x, 2), f32(0.0, 0.0, 7.0))
+    same(m.put_eager(jnp.asarray(x), 0), f32(14.0, 0.0, 0.0))
+    same(Model.static_put(x, 1), f32(0.0, -1.0, 0.0))
+    same(m.via_super(f32(1.0, 2.0)), np.float32(3.0))
+    assert Model.put.__qualname__ == "Model.put"
+
+
+def test_nested_function_and_inner_def():
+    def outer(offset):
+        @autojit.convert
+        def body(x, i):
+            def bump(v):
+                v[0] = v[0] + offset
+                return v
+
+            x[i] = 1.0
+            return bump(x)
+
+        return body
+
+    f = outer(2.0)
+    same(f(np.zeros(3, np.float32), 1), f32(2.0, 1.0, 0.0))
+    assert len(f.changes) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# helpers: converted recursively, once each, at the first call
+
+
+def helper_sets_first(x):
+    x[0] = 1.0
+    return x
+
+
+@autojit.do_not_convert
+def helper_left_alone(x):
+    x[0] = 1.0
+    return x
+
+
+@autojit.convert
+def calls_helper(x):
+    x = helper_sets_first(x)
+    x[1] = 5.0
+    return x * 2.0
+
+
+@autojit.convert
+def calls_opted_out(x):
+    return helper_left_alone(x)
+
+
+@autojit.convert
+def calls_later_helper(x):
+    return defined_after(x) + 1.0
+
+
+def defined_after(x):
+    y = helper_sets_first(x)
+    y[-1] += 10.0
+    return y
+
+
+def test_helper_converted_recursively():
+    x = f32(0.0, 0.0, 3.0)
+    same(calls_helper(x), f32(2.0, 10.0, 6.0))
+    # the module is not changed: the helper is the user's own function still
+    assert globals()["helper_sets_first"].__code__.co_firstlineno == line_of(
+        "def helper_sets_first"
+    )
+    with pytest.raises(TypeError):
+        helper_sets_first(jnp.asarray(x))
+
+
+def test_helper_defined_after_decorated_function():
+    same(calls_later_helper(f32(0.0, 0.0, 3.0)), f32(2.0, 1.0, 14.0))
+
+
+def test_do_not_convert_helper_is_left_alone():
+    with pytest.raises(TypeError, match="immutable"):
+        calls_opted_out(f32(0.0, 1.0))
+
+
+def test_helper_in_module_without_jnp(tmp_path):
+    # The rewrite of the mask update needs jnp, which the module does not import: the
+    # converted code gets it without the module being changed.
+    path = tmp_path / "aj_user_mod.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import autojit
+
+            def clip_helper(x, m):
+                x[m] = 0.0
+                return x
+
+            @autojit.convert
+            def top(x):
+                return clip_helper(x, x > 1.0)
+            """
+        )
+    )
+    spec = importlib.util.spec_from_file_location("aj_user_mod", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["aj_user_mod"] = mod
+    try:
+        spec.loader.exec_module(mod)
+        before = set(vars(mod))
+        same(mod.top(f32(0.5, 2.0, 1.0, 3.0)), f32(0.5, 0.0, 1.0, 0.0))
+        assert set(vars(mod)) == before
+        assert "jnp" not in vars(mod)
+    finally:
+        del sys.modules["aj_user_mod"]
+
+
+def test_mutual_recursion_terminates():
+    @autojit.convert(jit=False)
+    def entry(x):
+        return ping(x, 2)
+
+    out = entry(jnp.zeros(3, jnp.float32))
+    same(out, f32(1.0, 1.0, 0.0))
+
+
+def ping(x, n):
+    if n == 0:
+        return x
+    x[n - 1] = 1.0
+    return pong(x, n - 1)
+
+
+def pong(x, n):
+    return ping(x, n)
+
+
+# --------------------------------------------------------------------------------------------
+# errors
+
+
+def test_no_source_raises_conversion_error():
+    namespace: dict = {}
+    exec("def made_by_exec(x):\n    x[0] = 1\n    return x\n", namespace)
+    with pytest.raises(autojit.ConversionError, match="source is not available"):
+        autojit.convert(namespace["made_by_exec"])
+    with pytest.raises(autojit.ConversionError, match="lambda"):
+        autojit.convert(lambda x: x)
+    with pytest.raises(autojit.ConversionError):
+        autojit.convert(len)
+
+
+@autojit.convert
+def fails_at_reshape(x, i):
+    x[i] = 1.0
+    y = x.reshape(7, 7)  # MARK-RESHAPE
+    return y
+
+
+@autojit.convert
+def fails_in_rewritten_line(x, i):
+    # a comment line
+    x[i] = jnp.ones(3)  # MARK-REWRITTEN
+    return x
+
+
+def test_traceback_points_at_original_lines():
+    with pytest.raises(TypeError) as info:
+        fails_at_reshape(np.zeros(5, np.float32), 1)
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(info.value.__traceback__)]
+    assert (HERE, line_of("MARK-RESHAPE")) in frames
+
+
+def test_error_on_rewritten_line_has_note():
+    with pytest.raises(ValueError) as info:
+        fails_in_rewritten_line(np.zeros(5, np.float32), 1)
+    line = line_of("MARK-REWRITTEN")
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(info.value.__traceback__)]
+    assert (HERE, line) in frames
+    notes = getattr(info.value, "__notes__", [])
+    assert any(f"{HERE}:{line}:" in n and "AJ30" in n for n in notes), notes
+
+
+def test_refusal_is_a_warning():
+    src = textwrap.dedent(
+        """\
+        import numpy as np
+        BUFFER = np.zeros(3)
+
+        def writes_global(i):
+            BUFFER[i] = 1.0
+            return BUFFER
+        """
+    )
+    namespace = {"__name__": "aj_refusal_mod"}
+    import linecache
+
+    filename = "/virtual/aj_refusal_mod.py"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = autojit.convert(namespace["writes_global"], jit=False)
+    assert f.refusals
+    hits = [w for w in caught if issubclass(w.category, autojit.ConversionWarning)]
+    assert hits and hits[0].filename == filename and hits[0].lineno == 5
+    assert "AJ9" in str(hits[0].message)
+
+
+def test_importing_autojit_does_not_import_jax():
+    import subprocess
+
+    code = "import sys, autojit; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------------------------
+# conditionals (converted by the AJ1xx rules once they exist)
+
+
+@autojit.convert
+def traced_if(x):
+    if x.sum() > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    return y
+
+
+def if_helper(x):
+    if x.sum() > 0:
+        x = x * 2.0
+    return x
+
+
+@autojit.convert
+def calls_if_helper(x):
+    return if_helper(x) + 1.0
+
+
+def _needs_conditionals(fn) -> None:
+    if not any(c.code.startswith("AJ1") for c in fn.changes):
+        pytest.skip("conditional rewrites (AJ1xx) are not there yet")
+
+
+def test_traced_if():
+    _needs_conditionals(traced_if)
+    for x in (f32(1.0, 2.0), f32(-3.0, 1.0)):
+        same(traced_if(x), eager(traced_if, x))
+
+
+def test_traced_if_in_helper():
+    if not any(c.code.startswith("AJ1") for c in autojit.convert(if_helper).changes):
+        pytest.skip("conditional rewrites (AJ1xx) are not there yet")
+    for x in (f32(1.0, 2.0), f32(-3.0, 1.0)):
+        want = if_helper(x.copy()) + np.float32(1.0)
+        same(calls_if_helper(x), want)

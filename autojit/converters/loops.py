@@ -1,0 +1,800 @@
+"""AJ2xx: Python loops -> ``lax.while_loop`` / ``lax.fori_loop`` / ``lax.scan``.
+
+A loop whose condition or iteration count depends on a traced value cannot run under ``jax.jit``
+(``while i < n`` with a traced ``n`` raises a ConcretizationTypeError), and a long static loop
+unrolls into a graph that takes seconds to compile. Each such loop becomes the loop a JAX expert
+would write: named helper functions (``_cond``, ``_body``) and the loop state carried as an
+explicit tuple of the user's own names.
+
+- AJ201 ``while <traced>:`` -> ``lax.while_loop``.
+- AJ202 ``for i in range(...)`` with a traced bound -> ``lax.fori_loop`` (step mapped onto a
+  counter).
+- AJ203 ``for i in range(N)`` with a static ``N >= UNROLL_LIMIT`` -> ``lax.fori_loop`` (shorter
+  static loops stay Python: unrolled, they compile about as fast and run faster).
+- AJ204 ``for x in array`` / ``enumerate(array)`` / ``zip(a, b)`` -> ``lax.scan`` over the
+  leading axis.
+- AJ205 ``break`` / ``continue`` / ``return`` inside a converted loop -> flags carried in the loop
+  state and guarded ``if`` statements (the conditionals converter turns those into ``lax.cond``).
+
+The loop state is every name the loop assigns that is live before or after it. Names first
+assigned inside the loop and read after it, and Python scalars that become arrays in the loop,
+get their fixed type from ``jax.eval_shape`` of the body. Refused (left as Python, with a reason)
+under AJ93x.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
+from ..analysis.activity import expr_activity
+from ..analysis.dataflow import Liveness
+from ..jaxapi import SHAPE_ARGUMENTS
+from ..render import replace_statements
+from ..templates import copy_expr, replace, replace_expr
+from .base import Context
+
+CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
+REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935")
+
+# A static `range` with at least this many iterations becomes a fori_loop (see rules/AJ203.md for
+# the measurement: below it, the unrolled loop compiles about as fast and runs faster).
+UNROLL_LIMIT = 16
+
+_FORBIDDEN = (
+    gast.Global,
+    gast.Nonlocal,
+    gast.Try,
+    gast.With,
+    gast.AsyncWith,
+    gast.Delete,
+    gast.Raise,
+    gast.ClassDef,
+    gast.AsyncFor,
+)
+_MUTATING_METHODS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "update",
+    "setdefault",
+    "add",
+    "discard",
+    "sort",
+    "reverse",
+    "fill",
+    "resize",
+    "itemset",
+}
+_PH = "__aj_{}__"
+
+
+def convert(ctx: Context) -> None:
+    """Convert the loops of ``ctx.fn``, innermost first, re-analysing after each rewrite."""
+    done: set[int] = set()
+    while True:
+        found = _next_loop(ctx.fn.body, done)
+        if found is None:
+            return
+        block, loop = found
+        done.add(id(loop))
+        if _convert_loop(ctx, block, loop):
+            an = ctx.analysis
+            ctx.analysis = FunctionAnalysis(
+                ctx.fn, ctx.scope, an.static_params, an.values.enclosing
+            )
+
+
+def _next_loop(stmts: list, done: set[int]):
+    for s in stmts:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            r = _next_loop(getattr(s, f, None) or [], done)
+            if r is not None:
+                return r
+        for h in getattr(s, "handlers", None) or []:
+            r = _next_loop(h.body, done)
+            if r is not None:
+                return r
+        if isinstance(s, (gast.For, gast.While)) and id(s) not in done:
+            return stmts, s
+    return None
+
+
+# -- plans ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    """How one loop is rewritten."""
+
+    kind: str  # "while" | "fori" | "scan"
+    code: str
+    what: str  # for the change message
+    test: object = None  # while: the condition
+    lo: object = None  # fori: bounds
+    hi: object = None
+    index: str = ""  # fori: the body's index parameter
+    index_prelude: list = field(default_factory=list)  # statements computing the target
+    xs: object = None  # scan: the sequence(s) scanned
+    xs_first: object = None  # scan: an element, for eval_shape
+    elem: str = ""  # scan: the body's element parameter
+    targets: set[str] = field(default_factory=set)  # names bound by the loop header
+    hoisted: list = field(default_factory=list)  # statements before the loop
+    index_checks: set[str] = field(default_factory=set)  # names that become traced
+
+
+def _convert_loop(ctx: Context, block: list, loop) -> bool:
+    an = ctx.analysis
+    if isinstance(loop, gast.While):
+        plan = _while_plan(ctx, an, loop)
+    else:
+        plan = _for_plan(ctx, an, loop)
+    if plan is None:
+        return False
+    if not ctx.allowed(plan.code, loop):
+        return False
+    problem = _body_problem(ctx, an, loop, plan)
+    if problem is not None:
+        code, node, reason = problem
+        ctx.refuse(code, node, reason)
+        return False
+    return _rewrite(ctx, an, block, loop, plan)
+
+
+def _head_value(an: FunctionAnalysis, loop, expr) -> Value:
+    """The value of ``expr`` at the loop head: before the loop, joined with every iteration."""
+    v = an.value(expr, loop)
+    if loop.body:
+        v = v.join(an.value(expr, loop.body[0]))
+    return v
+
+
+def _body_traced(an: FunctionAnalysis, loop) -> bool:
+    for s in loop.body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                if an.value(n, s).traced:
+                    return True
+    return False
+
+
+def _keep(ctx: Context, an: FunctionAnalysis, loop, why: str) -> None:
+    """A static loop stays Python; say so when its body computes on traced values."""
+    if _body_traced(an, loop):
+        ctx.refuse(
+            "AJ930",
+            loop,
+            f"kept as a Python loop ({why}): jax.jit unrolls it, one copy of the body per "
+            f"iteration",
+        )
+
+
+def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
+    v = _head_value(an, loop, loop.test)
+    if v.static:
+        _keep(ctx, an, loop, "its condition is static")
+        return None
+    if v.kind is not Kind.TRACED:
+        if _body_traced(an, loop):
+            ctx.refuse(
+                "AJ933",
+                loop,
+                "cannot tell whether the loop condition is a traced value; left as Python "
+                "(declare the arguments it depends on static, or write jax.lax.while_loop)",
+            )
+        return None
+    return _Plan(
+        "while", "AJ201", "`while` on a traced condition -> `{lax}.while_loop`", test=loop.test
+    )
+
+
+def _range_args(call) -> list | None:
+    if (
+        isinstance(call, gast.Call)
+        and dotted_name(call.func) == "range"
+        and not call.keywords
+        and 1 <= len(call.args) <= 3
+        and not any(isinstance(a, gast.Starred) for a in call.args)
+    ):
+        return list(call.args)
+    return None
+
+
+def _const_int(node) -> int | None:
+    try:
+        value = ast.literal_eval(gast.unparse(node))
+    except Exception:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _for_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
+    if loop.orelse is None:
+        loop.orelse = []
+    it = loop.iter
+    reverse = False
+    if (
+        isinstance(it, gast.Call)
+        and dotted_name(it.func) == "reversed"
+        and len(it.args) == 1
+        and _range_args(it.args[0]) is not None
+    ):
+        reverse = True
+        it = it.args[0]
+    args = _range_args(it)
+    targets = expr_activity(loop.target).writes
+    if args is not None:
+        if "range" in an.values.locals or "range" in ctx.scope.assigned:
+            return None
+        return _range_plan(ctx, an, loop, args, reverse, targets)
+    return _scan_plan(ctx, an, loop, targets)
+
+
+def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan | None:
+    lax = ctx.names.lax
+    vals = [an.value(a, loop) for a in args]
+    if len(args) == 1:
+        lo, hi, step = None, args[0], None
+    else:
+        lo, hi = args[0], args[1]
+        step = args[2] if len(args) == 3 else None
+    if not isinstance(loop.target, gast.Name):
+        return None
+    target = loop.target.id
+    if all(v.static for v in vals):
+        consts = [_const_int(a) for a in args]
+        if any(c is None for c in consts):
+            if not _body_traced(an, loop):
+                return None
+            what = (
+                f"`for` over a static range whose length is only known when jax traces -> "
+                f"`{lax}.fori_loop` (not unrolled)"
+            )
+        else:
+            count = len(range(*consts))  # type: ignore[misc]
+            if count < UNROLL_LIMIT:
+                _keep(ctx, an, loop, f"{count} iterations, fewer than {UNROLL_LIMIT}")
+                return None
+            what = (
+                f"`for` over a static range of {count} iterations -> `{lax}.fori_loop` "
+                f"(not unrolled)"
+            )
+        code = "AJ203"
+        index_checks = {target}
+    elif any(v.kind is Kind.TRACED for v in vals):
+        code = "AJ202"
+        what = f"`for` over a range with a traced bound -> `{lax}.fori_loop`"
+        index_checks = set()
+    else:
+        if _body_traced(an, loop):
+            ctx.refuse(
+                "AJ933",
+                loop,
+                "cannot tell whether the range bounds are traced values; left as Python",
+            )
+        return None
+    plan = _Plan("fori", code, what, targets=targets, index_checks=index_checks)
+    written = an.activity.of_block(loop.body).writes | targets
+    step_c = _const_int(step) if step is not None else 1
+    if step is not None and step_c is None:
+        ctx.refuse(
+            "AJ934",
+            loop,
+            "a `range` whose step is not a constant integer: its sign decides the loop "
+            "condition; left as Python (write jax.lax.while_loop)",
+        )
+        return None
+    if step_c == 0:
+        return None
+
+    def invariant(node, base: str):
+        """``node`` itself when the body does not change what it reads, else a hoisted name."""
+        if node is None or not (expr_activity(node).reads & written):
+            return node
+        fresh = ctx.fresh(base)
+        plan.hoisted += replace(f"{fresh} = {_PH.format('V')}", **{_PH.format("V"): node})
+        return replace_expr(fresh)
+
+    if lo is not None and _const_int(lo) == 0:
+        lo = None
+    if step_c == 1 and not reverse:
+        plan.lo = lo if lo is not None else replace_expr("0")
+        plan.hi = hi
+        plan.index = target
+        return plan
+    lo_i = invariant(lo, "start") if lo is not None else None
+    hi_i = invariant(hi, "stop")
+    lo_src = lo_i if lo_i is not None else replace_expr("0")
+    k = ctx.fresh("k")
+    plan.index = k
+    plan.lo = replace_expr("0")
+    minus_lo = f" - {_PH.format('LO')}" if lo_i is not None else ""
+    if step_c == 1:
+        count_e = replace_expr(
+            f"{_PH.format('HI')}{minus_lo}",
+            **{_PH.format("HI"): hi_i, _PH.format("LO"): copy_expr(lo_src)},
+        )
+    else:
+        adjust = step_c - 1 if step_c > 0 else step_c + 1
+        count_e = replace_expr(
+            f"({_PH.format('HI')}{minus_lo} + {adjust}) // {step_c}",
+            **{_PH.format("HI"): hi_i, _PH.format("LO"): copy_expr(lo_src)},
+        )
+    if reverse:
+        nname = ctx.fresh("count")
+        plan.hoisted += replace(f"{nname} = {_PH.format('N')}", **{_PH.format("N"): count_e})
+        plan.hi = replace_expr(nname)
+        position = f"({nname} - 1 - {k})"
+    else:
+        plan.hi = count_e
+        position = k
+    if step_c == 1:
+        expr = f"{_PH.format('LO')} + {position}" if lo is not None else position
+    elif lo is not None:
+        expr = f"{_PH.format('LO')} + {position} * {step_c}"
+    else:
+        expr = f"{position} * {step_c}"
+    plan.index_prelude = replace(f"{target} = {expr}", **{_PH.format("LO"): copy_expr(lo_src)})
+    return plan
+
+
+def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
+    lax = ctx.names.lax
+    jnp = ctx.names.jnp
+
+    def seq(node):
+        """(xs expression, first-element expression) for an iterable of traced arrays."""
+        if isinstance(node, gast.Call) and not node.keywords:
+            fname = dotted_name(node.func)
+            if fname == "zip" and node.args and "zip" not in an.values.locals:
+                parts = [seq(a) for a in node.args]
+                if any(p is None for p in parts):
+                    return None
+                xs = gast.Tuple(elts=[p[0] for p in parts], ctx=gast.Load())
+                first = gast.Tuple(elts=[p[1] for p in parts], ctx=gast.Load())
+                return xs, first, parts[0][2]
+            if fname == "enumerate" and len(node.args) == 1 and "enumerate" not in an.values.locals:
+                inner = seq(node.args[0])
+                if inner is None:
+                    return None
+                length = inner[2]
+                xs = replace_expr(
+                    f"({jnp}.arange({_PH.format('N')}), {_PH.format('XS')})",
+                    **{_PH.format("N"): length, _PH.format("XS"): inner[0]},
+                )
+                first = replace_expr(f"(0, {_PH.format('F')})", **{_PH.format("F"): inner[1]})
+                index_names.update(
+                    expr_activity(loop.target.elts[0]).writes
+                    if isinstance(loop.target, gast.Tuple) and node is loop.iter
+                    else set()
+                )
+                return xs, first, copy_expr(length)
+        v = an.value(node, loop)
+        if v.kind is not Kind.TRACED or v.scalar is True:
+            return None
+        first = replace_expr(f"{_PH.format('X')}[0]", **{_PH.format("X"): copy_expr(node)})
+        length = replace_expr(f"len({_PH.format('X')})", **{_PH.format("X"): copy_expr(node)})
+        return node, first, length
+
+    index_names: set[str] = set()
+    found = seq(loop.iter)
+    if found is None:
+        if _body_traced(an, loop):
+            _keep(ctx, an, loop, "it iterates over a Python sequence")
+        return None
+    written = an.activity.of_block(loop.body).writes
+    if expr_activity(loop.iter).reads & written:
+        # scan reads its sequence once, as Python's `for` does; fine, but keep the text simple
+        pass
+    xs, first, _ = found
+    plan = _Plan(
+        "scan",
+        "AJ204",
+        f"`for` over the leading axis of an array -> `{lax}.scan`",
+        xs=xs,
+        xs_first=first,
+        targets=targets,
+        index_checks=index_names,
+    )
+    if isinstance(loop.target, gast.Name):
+        plan.elem = loop.target.id
+    else:
+        plan.elem = ctx.fresh("item") if _taken(ctx, "item") else "item"
+        plan.index_prelude = replace(
+            f"{_PH.format('T')} = {plan.elem}", **{_PH.format("T"): loop.target}
+        )
+    return plan
+
+
+def _taken(ctx: Context, name: str) -> bool:
+    return name in ctx._taken()
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+def _own_statements(stmts):
+    """Statements of a loop body, not descending into nested functions or nested loops' bodies
+    for break/continue purposes (they are yielded with a flag)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(s, f, None) or [])
+        for h in getattr(s, "handlers", None) or []:
+            yield from _own_statements(h.body)
+
+
+def _exits(stmts, nested: bool = False):
+    """(kind, stmt) for break/continue that leave this loop and every return inside it."""
+    for s in stmts:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if isinstance(s, (gast.Break, gast.Continue)) and not nested:
+            yield ("break" if isinstance(s, gast.Break) else "continue"), s
+        elif isinstance(s, gast.Return):
+            yield "return", s
+        inner_nested = nested or isinstance(s, (gast.For, gast.While))
+        for f in ("body", "orelse"):
+            sub = getattr(s, f, None) or []
+            if isinstance(s, (gast.For, gast.While)) and f == "orelse":
+                yield from _exits(sub, nested)
+            else:
+                yield from _exits(sub, inner_nested)
+        for h in getattr(s, "handlers", None) or []:
+            yield from _exits(h.body, inner_nested)
+
+
+def _body_problem(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan):
+    """(code, node, reason) when the loop body cannot become a function; else None."""
+    for s in _own_statements(loop.body):
+        if isinstance(s, _FORBIDDEN):
+            kind = type(s).__name__.lower()
+            return (
+                "AJ931",
+                s,
+                f"a `{kind}` statement inside the loop cannot move into a loop body function; "
+                f"left as Python",
+            )
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            continue
+        for n in _shallow(s):
+            if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
+                return (
+                    "AJ931",
+                    s,
+                    "a generator or coroutine loop cannot be traced; left as Python",
+                )
+        targets = []
+        if isinstance(s, (gast.Assign,)):
+            targets = s.targets
+        elif isinstance(s, (gast.AugAssign, gast.AnnAssign)):
+            targets = [s.target]
+        for t in targets:
+            for n in gast.walk(t):
+                if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(
+                    n.ctx, gast.Store
+                ):
+                    return (
+                        "AJ932",
+                        s,
+                        "the loop changes a Python object in place (item or attribute "
+                        "assignment that is not an array update); a traced loop body can only "
+                        "return new values; left as Python",
+                    )
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            f = s.value.func
+            if isinstance(f, gast.Attribute) and f.attr in _MUTATING_METHODS:
+                base = dotted_name(f.value)
+                v = an.value(f.value, s)
+                if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN):
+                    what = "a list" if v.kind is Kind.LIST else "a Python object"
+                    return (
+                        "AJ935",
+                        s,
+                        f"`{base}.{f.attr}(...)` changes {what} in place at each iteration; "
+                        f"the number of iterations is not known when jax traces, so it has no "
+                        f"fixed-shape array form; left as Python (preallocate an array and "
+                        f"update it with `.at[i].set(...)`)",
+                    )
+    for kind, s in _exits(loop.body):
+        return (
+            "AJ931",
+            s,
+            f"`{kind}` inside a traced loop is not converted yet; left as Python",
+        )
+    if plan.index_checks:
+        bad = _static_index_use(an, loop, plan.index_checks)
+        if bad is not None:
+            return (
+                "AJ934",
+                bad,
+                "the loop index is used where a Python integer is needed (a shape, a slice "
+                "bound, a Python call); as a fori_loop/scan index it would be traced; left as "
+                "a Python loop",
+            )
+    return None
+
+
+def _shallow(stmt):
+    for _f, value in gast.iter_fields(stmt):
+        if isinstance(value, gast.expr):
+            yield from gast.walk(value)
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.expr):
+                    yield from gast.walk(v)
+
+
+_ARITH = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.IfExp)
+
+
+def _static_index_use(an: FunctionAnalysis, loop, names: set[str]):
+    """The first use of a loop index that needs a Python integer, or None."""
+    for s in _own_statements(loop.body):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            if expr_activity(s).reads & names or _free_reads(s) & names:
+                return s
+            continue
+        parents: dict[int, object] = {}
+        roots = [v for _f, v in gast.iter_fields(s) if isinstance(v, gast.expr)]
+        for _f, v in gast.iter_fields(s):
+            if isinstance(v, list):
+                roots += [e for e in v if isinstance(e, gast.expr)]
+        for r in roots:
+            for n in gast.walk(r):
+                for c in gast.iter_child_nodes(n):
+                    parents[id(c)] = n
+        for r in roots:
+            for n in gast.walk(r):
+                if not (
+                    isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load)
+                ):
+                    continue
+                node = n
+                parent = parents.get(id(node))
+                while isinstance(parent, _ARITH):
+                    node, parent = parent, parents.get(id(parent))
+                if parent is None:
+                    continue  # the whole expression of an assignment, test, return
+                if isinstance(parent, gast.Subscript) and parent.slice is node:
+                    if an.value(parent.value, s).traced:
+                        continue
+                    return n
+                if isinstance(parent, gast.Tuple):
+                    grand = parents.get(id(parent))
+                    if isinstance(grand, gast.Subscript) and an.value(grand.value, s).traced:
+                        continue
+                    return n
+                if isinstance(parent, gast.Call) and node in parent.args:
+                    fname = dotted_name(parent.func) or ""
+                    qual = an.scope.qualified(fname) or ""
+                    spec = SHAPE_ARGUMENTS.get(qual)
+                    shape_pos = spec[0] if spec else set()
+                    if (
+                        qual.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy."))
+                        and shape_pos != "*"
+                        and parent.args.index(node) not in shape_pos
+                    ):
+                        continue
+                    return n
+                return n
+    return None
+
+
+def _free_reads(fn) -> set[str]:
+    from ..analysis.activity import function_free_reads
+
+    return function_free_reads(fn)
+
+
+# -- the rewrite ---------------------------------------------------------------------------
+
+
+def _exposed_reads(an: FunctionAnalysis, stmts: list) -> frozenset[str]:
+    """Names a block reads before assigning them (one pass through it)."""
+    return (
+        Liveness(types.SimpleNamespace(body=stmts), an.activity).live_in.get(
+            id(stmts[0]), frozenset()
+        )
+        if stmts
+        else frozenset()
+    )
+
+
+def _ordered_names(nodes) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def visit(n):
+        if isinstance(n, gast.Name) and n.id not in seen:
+            seen.add(n.id)
+            out.append(n.id)
+        for c in gast.iter_child_nodes(n):
+            visit(c)
+
+    for n in nodes:
+        visit(n)
+    return out
+
+
+def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan) -> bool:
+    lax = ctx.names.lax
+    body_act = an.activity.of_block(loop.body)
+    defs = {s.name for s in loop.body if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))}
+    writes = (body_act.writes | plan.targets) - defs
+    live_after = (
+        an.live_out(loop) | an.live_in(loop.orelse[0]) if loop.orelse else an.live_out(loop)
+    )
+    exposed = _exposed_reads(an, loop.body)
+    if plan.kind == "while":
+        exposed = exposed | expr_activity(plan.test).reads
+    header = [loop.target] if isinstance(loop, gast.For) else [loop.test]
+    order = _ordered_names(header + list(loop.body))
+    carry = [
+        n
+        for n in order
+        if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
+    ]
+    if not carry:
+        ctx.refuse(
+            "AJ932",
+            loop,
+            "the loop changes no value that is used after it or in its next iteration; "
+            "left as Python",
+        )
+        return False
+    defined = an.defined_before(loop)
+    maybe = an.maybe_defined_before(loop)
+    env = an.env_before(loop)
+    undefined: list[str] = []
+    promote: list[str] = []
+    end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
+    for n in carry:
+        if n not in defined:
+            if n not in plan.targets and (n in maybe or n in exposed):
+                ctx.refuse(
+                    "AJ932",
+                    loop,
+                    f"`{n}` may be unbound when the loop starts and is read in it; give it a "
+                    f"value before the loop",
+                )
+                return False
+            undefined.append(n)
+            continue
+        v = env.get(n)
+        if v is None:
+            continue
+        if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY):
+            kind = {Kind.LIST: "a list", Kind.DICT: "a dict", Kind.NUMPY: "a NumPy array"}[v.kind]
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` is {kind} and changes in the loop; a traced loop can only carry "
+                f"jax arrays; left as Python",
+            )
+            return False
+        end = end_env.get(n, v)
+        if n in plan.targets:
+            continue
+        if v.static and not (end.scalar is True and end.kind is Kind.STATIC):
+            # a Python scalar is weakly typed: jax promotes its dtype by itself, not its shape
+            if end.scalar is not True or (v.dtype == "bool" and end.dtype != "bool"):
+                promote.append(n)
+        elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
+            promote.append(n)
+
+    # names and pieces
+    jax = ctx.names.jax
+    jnp = ctx.names.jnp
+    body_fn = ctx.fresh("_body")
+    cond_fn = ctx.fresh("_cond") if plan.kind == "while" else None
+    carry_param = "carry" if not _taken(ctx, "carry") else ctx.fresh("carry")
+    single = len(carry) == 1
+    tuple_text = ", ".join(carry)
+    carry_expr = carry[0] if single else f"({tuple_text})"
+
+    def unpack(skip: set[str], used: set[str] | None = None) -> list:
+        if single:
+            return []
+        names = ["_" if (n in skip or (used is not None and n not in used)) else n for n in carry]
+        if all(x == "_" for x in names):
+            return []
+        return replace(f"{', '.join(names)} = {carry_param}")
+
+    param_for_body = carry[0] if single else carry_param
+    if single and carry[0] in plan.targets and plan.kind != "while":
+        param_for_body = "_"
+    # body function
+    body_stmts = list(plan.index_prelude) + list(loop.body)
+    ret = carry[0] if single else tuple_text
+    if plan.kind == "while":
+        head = f"def {body_fn}({param_for_body}):"
+        ret_text = f"return {ret}"
+    elif plan.kind == "fori":
+        head = f"def {body_fn}({plan.index}, {param_for_body}):"
+        ret_text = f"return {ret}"
+    else:
+        head = f"def {body_fn}({param_for_body}, {plan.elem}):"
+        ret_text = f"return {'(' + ret + ')' if not single else ret}, None"
+    body_def = replace(
+        f"{head}\n    {_PH.format('UNPACK')}\n    {_PH.format('BODY')}\n    {ret_text}\n",
+        **{
+            _PH.format("UNPACK"): unpack(plan.targets if plan.kind != "while" else set()),
+            _PH.format("BODY"): body_stmts,
+        },
+    )
+    new: list = list(plan.hoisted)
+    if plan.kind == "while":
+        test_reads = expr_activity(plan.test).reads
+        cond_param = carry[0] if single else carry_param
+        if single and carry[0] not in test_reads:
+            cond_param = "_"
+        new += replace(
+            f"def {cond_fn}({cond_param}):\n    {_PH.format('UNPACK')}\n"
+            f"    return {_PH.format('TEST')}\n",
+            **{
+                _PH.format("UNPACK"): unpack(set(), test_reads),
+                _PH.format("TEST"): plan.test,
+            },
+        )
+    new += body_def
+    # fixed types for the carry
+    if promote or undefined:
+        init_parts = ["None" if n in undefined else n for n in carry]
+        init = init_parts[0] if single else f"({', '.join(init_parts)})"
+        types_name = f"{carry[0]}_type" if single else "carry_types"
+        types_name = ctx.fresh(types_name) if _taken(ctx, types_name) else types_name
+        if plan.kind == "while":
+            call = f"{jax}.eval_shape({body_fn}, {init})"
+        elif plan.kind == "fori":
+            call = f"{jax}.eval_shape({body_fn}, 0, {init})"
+        else:
+            call = f"{jax}.eval_shape({body_fn}, {init}, {_PH.format('FIRST')})[0]"
+        new += replace(f"{types_name} = {call}", **{_PH.format("FIRST"): plan.xs_first})
+        for i, n in enumerate(carry):
+            t = types_name if single else f"{types_name}[{i}]"
+            if n in undefined:
+                new += replace(f"{n} = {jnp}.zeros({t}.shape, {t}.dtype)")
+            elif n in promote:
+                new += replace(f"{n} = {jnp}.full({t}.shape, {n}, {t}.dtype)")
+    targets_text = carry[0] if single else tuple_text
+    if plan.kind == "while":
+        new += replace(f"{targets_text} = {lax}.while_loop({cond_fn}, {body_fn}, {carry_expr})")
+    elif plan.kind == "fori":
+        new += replace(
+            f"{targets_text} = {lax}.fori_loop({_PH.format('LO')}, {_PH.format('HI')}, "
+            f"{body_fn}, {carry_expr})",
+            **{_PH.format("LO"): plan.lo, _PH.format("HI"): plan.hi},
+        )
+    else:
+        lhs = carry[0] if single else f"({tuple_text})"
+        new += replace(
+            f"{lhs}, _ = {lax}.scan({body_fn}, {carry_expr}, {_PH.format('XS')})",
+            **{_PH.format("XS"): plan.xs},
+        )
+    new += list(loop.orelse or [])
+    replace_statements(block, [loop], new)
+    msg = plan.what.format(lax=lax) + f"; loop state: {', '.join(carry)}"
+    if promote:
+        msg += (
+            f"; {', '.join('`' + n + '`' for n in promote)} given the type the loop gives it "
+            f"(a loop that runs zero times returns it in that type)"
+        )
+    if undefined:
+        msg += (
+            f"; {', '.join('`' + n + '`' for n in undefined)} first assigned in the loop "
+            f"(zeros if it runs zero times)"
+        )
+    ctx.change(plan.code, loop, msg)
+    return True

@@ -1,0 +1,545 @@
+"""AJ2xx loops: differential tests (eager original vs the converted function under jax.jit)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autojit
+
+HEADER = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n"
+
+
+def _convert(src: str):
+    src = HEADER + textwrap.dedent(src)
+    conv = autojit.convert_source(src, "m.py", all_functions=True)
+    orig_ns: dict = {}
+    conv_ns: dict = {}
+    exec(compile(src, "orig.py", "exec"), orig_ns)
+    exec(compile(conv.text, "conv.py", "exec"), conv_ns)
+    return conv, orig_ns, conv_ns
+
+
+def _leaves(x):
+    return jax.tree_util.tree_leaves(x)
+
+
+def _same(expected, got, *, exact_dtype: bool = True, rtol: float = 1e-5) -> None:
+    e_leaves, g_leaves = _leaves(expected), _leaves(got)
+    assert len(e_leaves) == len(g_leaves)
+    for e, g in zip(e_leaves, g_leaves, strict=True):
+        e_arr, g_arr = jnp.asarray(e), jnp.asarray(g)
+        assert e_arr.shape == g_arr.shape, (e_arr.shape, g_arr.shape)
+        if exact_dtype:
+            assert e_arr.dtype == g_arr.dtype, (e_arr.dtype, g_arr.dtype)
+        np.testing.assert_allclose(np.asarray(e_arr), np.asarray(g_arr), rtol=rtol, atol=1e-6)
+
+
+def check(src: str, name: str, calls, *, codes=(), exact_dtype=True, rtol=1e-5):
+    """Convert ``src``; for each argument tuple compare eager original and jitted converted."""
+    conv, orig_ns, conv_ns = _convert(src)
+    got_codes = {c.code for c in conv.changes}
+    for code in codes:
+        assert code in got_codes, (code, conv.text, conv.refusals)
+    fn = jax.jit(conv_ns[name])
+    for args in calls:
+        expected = orig_ns[name](*args)
+        got = fn(*args)
+        _same(expected, got, exact_dtype=exact_dtype, rtol=rtol)
+    # converting the output again changes nothing
+    again = autojit.convert_source(conv.text, "m.py", all_functions=True)
+    assert again.text == conv.text
+    return conv
+
+
+def f32(*xs):
+    return np.asarray(xs, dtype=np.float32)
+
+
+def i32(v):
+    return np.int32(v)
+
+
+# -- while ---------------------------------------------------------------------------------
+
+
+SEED_WHILE = """
+def g(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    return x + i
+"""
+
+
+def test_seed_while_loop():
+    conv = check(
+        SEED_WHILE,
+        "g",
+        [(i32(10), i32(20)), (i32(10), i32(0)), (i32(3), i32(1)), (f32(1, 2), i32(5))],
+        codes=["AJ201"],
+    )
+    assert "lax.while_loop(_cond, _body, i)" in conv.text
+    assert "def _cond(i):" in conv.text
+
+
+def test_while_two_variables_carry_tuple():
+    conv = check(
+        """
+        def f(x, n):
+            i = 0
+            acc = x
+            while i < n:
+                acc = acc * 2.0 + i
+                i = i + 1
+            return acc
+        """,
+        "f",
+        [(f32(1, 2, 3), i32(0)), (f32(1, 2, 3), i32(1)), (f32(1, 2, 3), i32(6))],
+        codes=["AJ201"],
+    )
+    assert "acc, i = carry" in conv.text or "i, acc = carry" in conv.text
+
+
+def test_while_condition_on_array_value():
+    check(
+        """
+        def f(x):
+            while x.sum() < 100.0:
+                x = x * 2.0
+            return x
+        """,
+        "f",
+        [(f32(1, 2),), (f32(200, 1),), (f32(0.5, 0.25),)],
+        codes=["AJ201"],
+    )
+
+
+def test_static_while_stays_python():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            i = 0
+            while i < 3:
+                x = x + i
+                i += 1
+            return x
+        """
+    )
+    assert "while_loop" not in conv.text
+    assert any(r.code == "AJ930" for r in conv.refusals)
+
+
+def test_pure_python_loop_not_reported():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            names = []
+            for k in range(3):
+                names.append(k)
+            return x + len(names)
+        """
+    )
+    assert not conv.changes
+    assert not conv.refusals
+
+
+# -- for over range ------------------------------------------------------------------------
+
+
+def test_fori_traced_bound_accumulator_promoted():
+    # `s` starts as Python 0 and becomes a float32 vector: the carry is given that type
+    conv = check(
+        """
+        def f(x, n):
+            s = 0
+            for i in range(n):
+                s = s + x * i
+            return s
+        """,
+        "f",
+        [(f32(1, 2, 3), i32(1)), (f32(1, 2, 3), i32(7))],
+        codes=["AJ202"],
+    )
+    assert "jax.eval_shape" in conv.text
+    # zero iterations: the value of the promoted carry (documented in AJ202.md)
+    _, _, ns = _convert(
+        """
+        def f(x, n):
+            s = 0
+            for i in range(n):
+                s = s + x * i
+            return s
+        """
+    )
+    out = jax.jit(ns["f"])(f32(1, 2, 3), i32(0))
+    assert out.dtype == jnp.float32 and out.shape == (3,)
+    np.testing.assert_array_equal(out, 0)
+
+
+def test_fori_start_stop():
+    check(
+        """
+        def f(x, a, b):
+            for i in range(a, b):
+                x = x + i
+            return x
+        """,
+        "f",
+        [(f32(0, 1), i32(2), i32(5)), (f32(0, 1), i32(5), i32(2)), (f32(0, 1), i32(3), i32(4))],
+        codes=["AJ202"],
+    )
+
+
+@pytest.mark.parametrize("step", [2, 3, -1, -2])
+def test_fori_with_step(step):
+    check(
+        f"""
+        def f(x, a, b):
+            for i in range(a, b, {step}):
+                x = x * 0.5 + i
+            return x
+        """,
+        "f",
+        [(f32(1), i32(0), i32(9)), (f32(1), i32(9), i32(0)), (f32(1), i32(4), i32(4))],
+        codes=["AJ202"],
+    )
+
+
+def test_reversed_range():
+    check(
+        """
+        def f(x, n):
+            out = x
+            for i in reversed(range(n)):
+                out = out * 2.0 + i
+            return out
+        """,
+        "f",
+        [(f32(1, 2), i32(0)), (f32(1, 2), i32(1)), (f32(1, 2), i32(5))],
+        codes=["AJ202"],
+    )
+
+
+def test_loop_index_live_after_loop():
+    check(
+        """
+        def f(x, n):
+            i = -1
+            for i in range(n):
+                x = x + i
+            return x, i
+        """,
+        "f",
+        [(f32(1), i32(0)), (f32(1), i32(1)), (f32(1), i32(4))],
+        codes=["AJ202"],
+        exact_dtype=False,
+    )
+
+
+def test_variable_first_assigned_in_loop():
+    check(
+        """
+        def f(x, n):
+            for i in range(n):
+                last = x * i
+            return last
+        """,
+        "f",
+        [(f32(1, 2), i32(1)), (f32(1, 2), i32(4))],
+        codes=["AJ202"],
+    )
+
+
+def test_zero_iterations_keep_previous_value():
+    check(
+        """
+        def f(x, n):
+            y = x + 1.0
+            for i in range(n):
+                y = y * 2.0
+            return y
+        """,
+        "f",
+        [(f32(1, 2), i32(0)), (f32(1, 2), i32(3))],
+        codes=["AJ202"],
+    )
+
+
+def test_int32_state_and_float32_state():
+    check(
+        """
+        def f(x, n):
+            count = jnp.int32(0)
+            total = jnp.float32(0)
+            for i in range(n):
+                count = count + 1
+                total = total + x[i]
+            return count, total
+        """,
+        "f",
+        [(f32(1, 2, 3), i32(0)), (f32(1, 2, 3), i32(3))],
+        codes=["AJ202"],
+    )
+
+
+def test_stupid_fn_static_long_loop():
+    conv = check(
+        """
+        def stupid_fn(x):
+            y = jnp.copy(x)
+            for _ in range(1000):
+                x = x * x
+            return y
+        """,
+        "stupid_fn",
+        [(f32(1, 2, 0.5, 3),)],
+        codes=["AJ203"],
+    )
+    assert "fori_loop(0, 1000, _body, x)" in conv.text
+
+
+def test_recurrence_static_long():
+    conv = check(
+        """
+        def rec(x, a, b):
+            for i in range(1, 200):
+                x[i] = a * x[i - 1] + b
+            return x
+        """,
+        "rec",
+        [(np.zeros(200, np.float32), np.float32(0.5), np.float32(1.0))],
+        codes=["AJ203", "AJ301"],
+    )
+    assert "x = x.at[i].set(a * x[i - 1] + b)" in conv.text
+
+
+def test_recurrence_shape_bound():
+    check(
+        """
+        def rec(x, a, b):
+            for i in range(1, x.shape[0]):
+                x[i] = a * x[i - 1] + b
+            return x
+        """,
+        "rec",
+        [
+            (np.ones(1, np.float32), np.float32(0.5), np.float32(1.0)),
+            (np.ones(50, np.float32), np.float32(0.5), np.float32(1.0)),
+        ],
+        codes=["AJ203"],
+    )
+
+
+def test_short_static_loop_stays_python():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            for i in range(3):
+                x = x * 2.0
+            return x
+        """
+    )
+    assert "fori_loop" not in conv.text
+    assert any(r.code == "AJ930" for r in conv.refusals)
+
+
+def test_static_loop_index_used_as_shape_stays_python():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            for i in range(100):
+                x = x + jnp.zeros(3).sum() * i
+                x = x + jnp.ones(i).sum()
+            return x
+        """
+    )
+    assert "fori_loop" not in conv.text
+    assert any(r.code == "AJ934" for r in conv.refusals)
+
+
+def test_static_loop_slice_from_index_stays_python():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            s = 0.0
+            for i in range(20):
+                s = s + x[i:i + 2].sum()
+            return s
+        """
+    )
+    assert "fori_loop" not in conv.text
+
+
+def test_nested_loops():
+    conv = check(
+        """
+        def f(x, n, m):
+            total = 0.0
+            for i in range(n):
+                j = 0
+                while j < m:
+                    total = total + x[i] * j
+                    j = j + 1
+            return total
+        """,
+        "f",
+        [
+            (f32(1, 2, 3), i32(0), i32(2)),
+            (f32(1, 2, 3), i32(3), i32(0)),
+            (f32(1, 2, 3), i32(3), i32(4)),
+        ],
+        codes=["AJ201", "AJ202"],
+    )
+    assert conv.text.count("def _body") == 2
+
+
+def test_nested_static_range_inside_traced():
+    check(
+        """
+        def f(x, n):
+            for i in range(n):
+                for j in range(20):
+                    x = x * 0.9 + j
+            return x
+        """,
+        "f",
+        [(f32(1, 2), i32(0)), (f32(1, 2), i32(2))],
+        codes=["AJ202", "AJ203"],
+        rtol=1e-4,
+    )
+
+
+def test_for_else_without_break():
+    check(
+        """
+        def f(x, n):
+            for i in range(n):
+                x = x + 1.0
+            else:
+                x = x * 2.0
+            return x
+        """,
+        "f",
+        [(f32(1), i32(0)), (f32(1), i32(3))],
+        codes=["AJ202"],
+    )
+
+
+# -- for over arrays -----------------------------------------------------------------------
+
+
+def test_for_over_array_rows():
+    check(
+        """
+        def f(x):
+            total = jnp.zeros(x.shape[1:])
+            for row in x:
+                total = total + row * 2.0
+            return total
+        """,
+        "f",
+        [(np.arange(12, dtype=np.float32).reshape(4, 3),), (np.zeros((0, 3), np.float32),)],
+        codes=["AJ204"],
+    )
+
+
+def test_for_over_array_python_scalar_start():
+    check(
+        """
+        def f(x):
+            total = 0.0
+            for v in x:
+                total = total + v * v
+            return total
+        """,
+        "f",
+        [(f32(1, 2, 3),), (f32(5),)],
+        codes=["AJ204"],
+    )
+
+
+def test_enumerate_and_zip():
+    check(
+        """
+        def f(x, y):
+            s = jnp.zeros(())
+            for i, (a, b) in enumerate(zip(x, y)):
+                s = s + a * b * i
+            return s
+        """,
+        "f",
+        [(f32(1, 2, 3), f32(4, 5, 6)), (f32(1), f32(2))],
+        codes=["AJ204"],
+    )
+
+
+def test_zip_of_arrays():
+    check(
+        """
+        def f(x, y):
+            s = jnp.float32(0)
+            for a, b in zip(x, y):
+                s = s + a * b
+            return s
+        """,
+        "f",
+        [(f32(1, 2, 3), f32(4, 5, 6))],
+        codes=["AJ204"],
+    )
+
+
+def test_loop_var_of_array_live_after():
+    check(
+        """
+        def f(x):
+            s = jnp.float32(0)
+            for v in x:
+                s = s + v
+            return s, v
+        """,
+        "f",
+        [(f32(1, 2, 3),)],
+        codes=["AJ204"],
+    )
+
+
+# -- refusals ------------------------------------------------------------------------------
+
+
+def test_list_append_in_traced_loop_refused():
+    conv, _, _ = _convert(
+        """
+        def f(x, n):
+            out = []
+            for i in range(n):
+                out.append(x * i)
+            return jnp.stack(out)
+        """
+    )
+    assert "fori_loop" not in conv.text
+    assert any(r.code == "AJ935" for r in conv.refusals)
+
+
+def test_attribute_store_refused():
+    conv, _, _ = _convert(
+        """
+        def f(obj, x, n):
+            for i in range(n):
+                obj.value = x * i
+            return x
+        """
+    )
+    assert "fori_loop" not in conv.text
+    assert any(r.code == "AJ932" for r in conv.refusals)
+
+
+def test_unchanged_output_is_idempotent():
+    conv, _, _ = _convert(SEED_WHILE)
+    again = autojit.convert_source(conv.text, "m.py", all_functions=True)
+    assert again.text == conv.text
+    assert not again.changes

@@ -28,8 +28,6 @@ _JAX_TRANSFORMS = {
     "jax.hessian",
     "jax.checkpoint",
     "jax.remat",
-    "jax.custom_jvp",
-    "jax.custom_vjp",
 }
 
 
@@ -199,13 +197,15 @@ def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
     # k-th top-level def named N in the original is the k-th one named N in `text`)
     old = _top_level_functions(original_tree)
     new = _top_level_functions(tree)
+    calls = _jit_calls(tree, scope)
     for fc in conversion.functions:
         ordinal = [q for q, n in old if q == fc.qualname and n.lineno < fc.location.line]
         same = [n for q, n in new if q == fc.qualname]
         if len(ordinal) >= len(same):
             continue
         node = same[len(ordinal)]
-        edits.extend(_function_edits(fc, node, scope, src, namer, notes, nl))
+        sites = calls.get(fc.qualname, []) if len(same) == 1 else []
+        edits.extend(_function_edits(fc, node, sites, scope, src, namer, notes, nl))
 
     if namer.imports:
         edits.append(_import_edit(tree, src, text, nl, namer.imports))
@@ -228,9 +228,29 @@ def _statics(fc: FunctionConversion, node: ast.FunctionDef | ast.AsyncFunctionDe
     return out, posonly, positional
 
 
+def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast.Call, str]]]:
+    """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in the module, by function name:
+    the call that holds the static-argument keywords, and its kind."""
+    out: dict[str, list[tuple[ast.Call, str]]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
+            continue
+        name = node.args[0].id
+        if _resolve(node.func, scope) == "jax.jit":
+            out.setdefault(name, []).append((node, "call"))
+        elif (
+            isinstance(node.func, ast.Call)
+            and _jit_decorator(node.func, scope) == "partial"
+            and len(node.args) == 1
+        ):
+            out.setdefault(name, []).append((node.func, "partial"))
+    return out
+
+
 def _function_edits(
     fc: FunctionConversion,
     node: ast.FunctionDef | ast.AsyncFunctionDef,
+    sites: list[tuple[ast.Call, str]],
     scope: ModuleScope,
     src: SourceText,
     namer: _Namer,
@@ -244,6 +264,12 @@ def _function_edits(
     if jits:
         dec, kind = jits[0]
         return _merge(dec, kind, statics, posonly, positional, src, namer, notes, loc)
+    if sites and "." not in fc.qualname:
+        # `g = jax.jit(f)`: jitting `f` again would hide its static arguments from that call
+        out: list[_Edit] = []
+        for call, kind in sites:
+            out += _merge(call, kind, statics, posonly, positional, src, namer, notes, loc)
+        return out
 
     if not fc.changed:
         return []

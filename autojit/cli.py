@@ -443,7 +443,29 @@ def _run(paths: Sequence[str], settings: Settings, stdin_filename: str | None) -
 # -- commands -------------------------------------------------------------------------------
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group; commands from other modules are imported only when they are run."""
+
+    lazy: dict[str, tuple[str, str]] = {"bench": ("autojit.bench.cli", "bench_command")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            import importlib
+
+            module, attr = self.lazy[cmd_name]
+            try:
+                command = getattr(importlib.import_module(module), attr)
+            except (ImportError, AttributeError) as exc:
+                _echo_err(f"autojit: the `{cmd_name}` command is unavailable: {exc}")
+                return None
+            return command  # type: ignore[no-any-return]
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="autojit", prog_name="autojit")
 def main() -> None:
     """Rewrite Python/JAX functions so that jax.jit can trace them."""

@@ -517,6 +517,47 @@ def test_add_jit_plan_mixed_kinds() -> None:
     assert _plan(["b"], [], ["a", "b"], None, [-1]) is None
 
 
+def test_add_jit_merges_into_jit_calls_instead_of_decorating() -> None:
+    src = (
+        "import jax\nfrom functools import partial\n"
+        + SOURCE
+        + "\n\nf_jit = jax.jit(f)\nf_donate = partial(jax.jit, donate_argnums=0)(f)\n"
+    )
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    assert "@" not in r.stdout
+    assert "f_jit = jax.jit(f, static_argnames=('n',))\n" in r.stdout
+    assert "partial(jax.jit, donate_argnums=0, static_argnames=('n',))(f)" in r.stdout
+    ns = _load(r.stdout)
+    for name in ("f_jit", "f_donate"):
+        got = ns[name](np.arange(4, dtype=np.float32), 1, 9.0, 4)
+        np.testing.assert_allclose(np.asarray(got), [0, 9, 2, 3])
+    assert run("convert", "--add-jit", "--check", "-", input=r.stdout).exit_code == 0
+
+
+def test_add_jit_goes_on_top_of_vmap() -> None:
+    src = textwrap.dedent(
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.vmap
+        def f(x, i):
+            x = jnp.asarray(x)
+            x[i] = 1.0
+            return x
+        """
+    )
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    assert "@jax.jit\n@jax.vmap\ndef f(x, i):" in r.stdout
+    f = _load(r.stdout)["f"]
+    got = f(np.zeros((2, 3), np.float32), np.array([0, 2], np.int32))
+    np.testing.assert_allclose(np.asarray(got), [[1, 0, 0], [0, 0, 1]])
+    assert got.dtype == np.float32
+
+
 def test_add_jit_without_static_arguments_reuses_aliases() -> None:
     src = textwrap.dedent(
         """\

@@ -247,9 +247,10 @@ def bench_command(
     from .load import LoadError, import_file, load_target, split_target
     from .spec import call_factory, make_inputs, parse_specs
 
+    sizes_or_none: list[int | None] = list(size_list) or [None]
     # check every spec before running anything
     try:
-        for size in size_list or [None]:
+        for size in sizes_or_none:
             parse_specs(all_specs, size)
     except SpecError as e:
         _fail(str(e))
@@ -272,7 +273,7 @@ def bench_command(
         try:
             if "::" in factory:
                 fpath, fname = split_target(factory)
-                fmod = import_file(fpath)
+                fmod: Any = import_file(fpath)
             else:
                 fmod, fname = tgt.module, factory
             make_factory = getattr(fmod, fname)
@@ -320,7 +321,7 @@ def bench_command(
             return from_factory
         return lambda: make_inputs(parse_specs(all_specs, size), seed, tgt.original)
 
-    sets = [(size, maker(size)) for size in (size_list or [None])]
+    sets = [(size, maker(size)) for size in sizes_or_none]
     prog = _Progress(progress)
     try:
         result = run_benchmark(tgt, sets, options, progress=prog)

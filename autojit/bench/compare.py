@@ -93,6 +93,7 @@ def _canonical_dtype(value: Any) -> Any:
     import jax
     import numpy as np
 
+    dt: Any
     if isinstance(value, bool):
         dt = np.dtype(bool)
     elif isinstance(value, int):
@@ -126,7 +127,7 @@ def compare_outputs(
     eq = Equivalence(rtol=rtol, atol=atol)
     exp_leaves, exp_tree = jax.tree_util.tree_flatten_with_path(expected)
     act_leaves, act_tree = jax.tree_util.tree_flatten_with_path(actual)
-    if exp_tree != act_tree:
+    if exp_tree != act_tree:  # type: ignore[operator]
         eq.problems.append(f"output structure differs: original {exp_tree}, converted {act_tree}")
         return eq
     for (path, e), (_, a) in zip(exp_leaves, act_leaves, strict=True):
@@ -175,7 +176,8 @@ def compare_outputs(
         if exact:
             bad = int(np.count_nonzero(diff))
         else:
-            bad = int(np.count_nonzero(diff > atol + rtol * denom))
+            scale = np.where(np.isfinite(denom), denom, 0.0)
+            bad = int(np.count_nonzero((diff > atol + rtol * scale) | np.isinf(diff)))
         if bad:
             leaf.problems.append(
                 f"{bad} of {diff.size} values differ (max abs error {leaf.max_abs_error:.3g}, "

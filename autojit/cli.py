@@ -386,8 +386,8 @@ def _conversion_options(f: Any) -> Any:
             help="Skip these rule codes or prefixes (comma separated, repeatable).",
         ),
         click.option(
-            "--all-functions",
-            is_flag=True,
+            "--all-functions/--no-all-functions",
+            default=None,
             help="Convert every function, not only those that use jax.",
         ),
         click.option(
@@ -403,13 +403,106 @@ def _conversion_options(f: Any) -> Any:
             help="The name of the file read from stdin (`-`), used in messages.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="Print errors only."),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(dir_okay=False),
+            help="Read [tool.autojit] from this pyproject.toml instead of the nearest one.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _settings(select, ignore, all_functions, functions, add_jit=False) -> Settings:
+CONFIG_KEYS = {"select", "ignore", "add-jit", "all-functions"}
+
+
+def find_config(paths: Sequence[str], stdin_filename: str | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.autojit]`` table, searching upwards from
+    the paths' common directory (the current directory for stdin)."""
+    if list(paths) == ["-"] or not paths:
+        starts = [
+            os.path.dirname(os.path.abspath(stdin_filename)) if stdin_filename else os.getcwd()
+        ]
+    else:
+        starts = [os.path.abspath(p) for p in paths]
+    try:
+        start = Path(os.path.commonpath(starts))
+    except ValueError:
+        start = Path.cwd()
+    if not start.is_dir():
+        start = start.parent
+    for d in [start, *start.parents]:
+        candidate = d / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                if "autojit" in _read_toml(candidate).get("tool", {}):
+                    return candidate
+            except click.UsageError:
+                return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise click.UsageError(f"{path}: cannot read the configuration: {exc}") from exc
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """``[tool.autojit]`` of ``path``, checked: keys with dashes, codes upper-cased."""
+    table = _read_toml(path).get("tool", {}).get("autojit", {})
+    if not isinstance(table, dict):
+        raise click.UsageError(f"{path}: [tool.autojit] must be a table")
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        k = key.replace("_", "-")
+        if k not in CONFIG_KEYS:
+            raise click.UsageError(
+                f"{path}: unknown key {key!r} in [tool.autojit] (known: {', '.join(sorted(CONFIG_KEYS))})"
+            )
+        if k in ("select", "ignore"):
+            if isinstance(value, str):
+                value = [value]
+            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                raise click.UsageError(f"{path}: [tool.autojit] {key} must be a list of codes")
+            try:
+                out[k] = _codes(None, None, value)  # type: ignore[arg-type]
+            except click.BadParameter as exc:
+                raise click.UsageError(f"{path}: [tool.autojit] {key}: {exc.message}") from exc
+        else:
+            if not isinstance(value, bool):
+                raise click.UsageError(f"{path}: [tool.autojit] {key} must be true or false")
+            out[k] = value
+    return out
+
+
+def _settings(
+    paths: Sequence[str],
+    stdin_filename: str | None,
+    config_path: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    all_functions: bool | None,
+    functions: tuple[str, ...],
+    add_jit: bool | None = False,
+) -> Settings:
+    """Options from the command line, falling back to ``[tool.autojit]``."""
+    path = Path(config_path) if config_path else find_config(paths, stdin_filename)
+    config = load_config(path) if path is not None else {}
+    if not select:
+        select = config.get("select", ())
+    if not ignore:
+        ignore = config.get("ignore", ())
+    if all_functions is None:
+        all_functions = bool(config.get("all-functions", False)) and not functions
+    if add_jit is None:
+        add_jit = bool(config.get("add-jit", False))
     if all_functions and functions:
         raise click.UsageError("--all-functions and --function cannot be used together")
     return Settings(tuple(select), tuple(ignore), all_functions, tuple(functions), add_jit)
@@ -476,8 +569,8 @@ def main() -> None:
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 @click.option(
-    "--add-jit",
-    is_flag=True,
+    "--add-jit/--no-add-jit",
+    default=None,
     help="Decorate each converted function with jax.jit and its inferred static arguments.",
 )
 @_conversion_options
@@ -492,13 +585,14 @@ def convert(
     paths: tuple[str, ...],
     show_diff: bool,
     check: bool,
-    add_jit: bool,
+    add_jit: bool | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
-    all_functions: bool,
+    all_functions: bool | None,
     functions: tuple[str, ...],
     stdin_filename: str | None,
     quiet: bool,
+    config_path: str | None,
     output_format: str,
 ) -> None:
     """Rewrite files in place so that jax.jit can trace their functions.
@@ -507,7 +601,9 @@ def convert(
     stdout).
     """
     _check_paths(paths)
-    settings = _settings(select, ignore, all_functions, functions, add_jit)
+    settings = _settings(
+        paths, stdin_filename, config_path, select, ignore, all_functions, functions, add_jit
+    )
     results = _run(paths, settings, stdin_filename)
     is_stdin = list(paths) == ["-"]
     write = not (show_diff or check)
@@ -571,10 +667,11 @@ def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
-    all_functions: bool,
+    all_functions: bool | None,
     functions: tuple[str, ...],
     stdin_filename: str | None,
     quiet: bool,
+    config_path: str | None,
     output_format: str,
 ) -> None:
     """Report what `convert` would rewrite and what it cannot; write nothing.
@@ -582,9 +679,12 @@ def check(
     Exit 1 when there are findings, 0 when clean, 2 on error.
     """
     _check_paths(paths)
-    settings = _settings(select, ignore, all_functions, functions)
+    settings = _settings(
+        paths, stdin_filename, config_path, select, ignore, all_functions, functions, False
+    )
     results = _run(paths, settings, stdin_filename)
     findings = 0
+    files_with_findings = 0
     report: list[dict[str, Any]] = []
     for result in results:
         if result.error is not None:
@@ -596,6 +696,7 @@ def check(
             continue
         items = _findings(result)
         findings += len(items)
+        files_with_findings += bool(items)
         if output_format == "json":
             report.append({"path": result.path, "error": None, "findings": items})
         elif output_format == "github":
@@ -612,9 +713,8 @@ def check(
     if output_format == "json":
         click.echo(json.dumps(report, indent=2))
     elif output_format == "text" and not quiet:
-        files = len({r.path for r in results if r.error is None and _findings(r)})
         _echo_err(
-            f"autojit: {_plural(findings, 'finding')} in {_plural(files, 'file')}"
+            f"autojit: {_plural(findings, 'finding')} in {_plural(files_with_findings, 'file')}"
             if findings
             else "autojit: no findings"
         )
@@ -669,7 +769,7 @@ def _line_edits(old: str, new: str) -> list[dict[str, Any]]:
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
     out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
         if tag == "equal":
             continue
         out.append({"start_line": i1 + 1, "end_line": i2 + 1, "text": "".join(b[j1:j2])})

@@ -717,3 +717,50 @@ def test_installed_console_script(tmp_path: Path) -> None:
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
+
+
+# -- [tool.autojit] in pyproject.toml --------------------------------------------------------
+
+
+def test_pyproject_config_and_flags_win(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text('[tool.autojit]\nignore = ["AJ3"]\nadd-jit = true\n')
+    sub = tree / "pkg"
+    sub.mkdir()
+    (sub / "m.py").write_text(SOURCE)
+    path = str(sub / "m.py")
+    assert run("convert", "--check", path).exit_code == 0  # AJ3 ignored by the config
+    assert run("check", path).exit_code == 0
+    assert run("convert", "--check", "--select", "AJ3", "--ignore", "AJ9", path).exit_code == 1
+    r = run("convert", "--diff", "--ignore", "AJ9", path)
+    assert "+@partial(jax.jit, static_argnames=('n',))" in r.stdout  # add-jit from the config
+    r = run("convert", "--diff", "--ignore", "AJ9", "--no-add-jit", path)
+    assert "jax.jit" not in r.stdout and "+    x = x.at[i].set(y)" in r.stdout
+
+
+def test_pyproject_config_errors_exit_2(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text("[tool.autojit]\nselekt = ['AJ3']\n")
+    r = run("convert", str(tree / "a.py"))
+    assert r.exit_code == 2 and "unknown key 'selekt'" in r.output
+    assert (tree / "a.py").read_text() == SOURCE
+    (tree / "pyproject.toml").write_text("[tool.autojit]\nselect = ['bogus']\n")
+    assert run("convert", str(tree / "a.py")).exit_code == 2
+    (tree / "pyproject.toml").write_text("[tool.autojit\n")
+    assert run("check", str(tree / "a.py")).exit_code == 2
+    assert (tree / "a.py").read_text() == SOURCE
+
+
+def test_explicit_config_file(tree: Path, tmp_path_factory) -> None:
+    cfg = tmp_path_factory.mktemp("cfg") / "pyproject.toml"
+    cfg.write_text("[tool.autojit]\nselect = 'AJ1'\n")
+    assert run("convert", "--check", "--config", str(cfg), str(tree / "a.py")).exit_code == 0
+    assert run("convert", "--check", str(tree / "a.py")).exit_code == 1
+
+
+def test_pre_commit_hooks_run_the_cli() -> None:
+    text = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text()
+    ids = re.findall(r"^- id: (\S+)$", text, re.M)
+    entries = re.findall(r"^  entry: (.+)$", text, re.M)
+    assert ids == ["autojit-check", "autojit-convert"]
+    assert entries == ["autojit check", "autojit convert"]
+    for entry in entries:
+        assert run(*entry.split()[1:], "--help").exit_code == 0

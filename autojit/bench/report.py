@@ -187,7 +187,21 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
                     f"{label}MISMATCH: the converted function's outputs differ from the eager original's"
                 )
                 alarms.extend(f"    {p}" for p in eq.all_problems())
-    return notes, alarms
+    # in a sweep, say once what is the same for every size
+    seen: set[str] = set()
+    kept: list[str] = []
+    for n in notes:
+        body = n.split("] ", 1)[1] if n.startswith("[n=") else n
+        if body in seen:
+            continue
+        seen.add(body)
+        kept.append(n)
+    if result.runs:
+        kept.append(
+            "times: median ± half the interquartile range of the timed calls; "
+            "speedup: eager original / converted"
+        )
+    return kept, alarms
 
 
 def _g(x: float | None) -> str:
@@ -241,11 +255,16 @@ def print_table(
         file.write(render_text(result))
         file.flush()
         return
+    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    rows = [row(r) for r in result.runs]
+    needed = sum(max(len(h), *(len(r[i]) for r in rows)) + 3 for i, h in enumerate(HEADERS)) + 1
+    if needed > console.width:  # a squeezed table is unreadable: let the terminal wrap it
+        console = Console(file=file, highlight=False, width=needed)
     for line in _header_lines(result):
-        console.print(escape(line))
+        console.print(escape(line), soft_wrap=True)
     table = Table(show_lines=False)
     for h in HEADERS:
         table.add_column(h, justify="left" if h in ("check",) else "right", no_wrap=True)
@@ -257,9 +276,9 @@ def print_table(
     console.print(table)
     notes, alarms = _footer_lines(result)
     for n in notes:
-        console.print(escape(n))
+        console.print(escape(n), soft_wrap=True)
     for a in alarms:
-        console.print(f"[bold red]{escape(a)}[/]")
+        console.print(f"[bold red]{escape(a)}[/]", soft_wrap=True)
 
 
 def to_json(result: BenchResult) -> str:

@@ -209,7 +209,18 @@ def run_inputs(
             run.converted.error = Failure.from_exception(err, "convert", user_file)
         else:
             say(f"{label}converted: trace, lower, compile")
-            output = _run_converted(target, dev_inputs, options, run.converted, clock, say, label)
+            static = target.conversion.static_argnames if target.conversion is not None else ()
+            output = _run_converted(
+                target.converted,
+                static,
+                dev_inputs,
+                options,
+                run.converted,
+                clock,
+                say,
+                label,
+                user_file,
+            )
             if run.converted.error is None and have_reference:
                 run.equivalence = compare_outputs(
                     reference, output, rtol=options.rtol, atol=options.atol
@@ -249,27 +260,25 @@ def _jit_original(
 
 
 def _run_converted(
-    target: Target,
+    fn: Callable[..., Any],
+    static_argnames: Iterable[str],
     dev_inputs: Inputs,
     options: BenchOptions,
     result: ConvertedResult,
     clock: Clock,
     say: Progress,
     label: str,
+    user_file: str | None,
 ) -> Any:
     import jax
 
-    fn = target.converted
-    assert fn is not None
-    static = _static_names(
-        fn, target.conversion.static_argnames if target.conversion is not None else ()
-    )
+    static = _static_names(fn, static_argnames)
     args, kwargs = dev_inputs
     jitted = jax.jit(fn, static_argnames=static) if static else jax.jit(fn)
     compiled = compile_stages(jitted, args, kwargs, clock)
     result.stages = compiled.times
     if compiled.error is not None:
-        result.error = Failure.from_exception(compiled.error, compiled.failed_stage, target.path)
+        result.error = Failure.from_exception(compiled.error, compiled.failed_stage, user_file)
         return None
     result.cost = _cost(compiled.executable)
     result.memory = _memory(compiled.executable)
@@ -283,10 +292,10 @@ def _run_converted(
         try:
             output = block_until_ready(call(*dyn_args, **dyn_kwargs))
         except Exception as e:  # noqa: BLE001
-            result.error = Failure.from_exception(e, "run", target.path)
+            result.error = Failure.from_exception(e, "run", user_file)
             return None
     except Exception as e:  # noqa: BLE001
-        result.error = Failure.from_exception(e, "run", target.path)
+        result.error = Failure.from_exception(e, "run", user_file)
         return None
     say(f"{label}converted: steady state")
     try:
@@ -300,7 +309,7 @@ def _run_converted(
         )
         result.timing.warmup = max(options.warmup, 1)
     except Exception as e:  # noqa: BLE001
-        result.error = Failure.from_exception(e, "run", target.path)
+        result.error = Failure.from_exception(e, "run", user_file)
         return None
     return output
 
@@ -359,4 +368,32 @@ def run_benchmark(
             result.runs.append(run)
             continue
         result.runs.append(run_inputs(target, inputs, options, device, size, progress, clock))
+    return result
+
+
+def time_jitted(
+    fn: Callable[..., Any],
+    inputs: Inputs,
+    static_argnames: Iterable[str],
+    options: BenchOptions,
+    device: Any,
+    clock: Clock = time.perf_counter,
+) -> ConvertedResult:
+    """Compile and time any function under ``jax.jit`` (a hand-written reference, say) the way
+    the converted function is timed."""
+    import jax
+
+    result = ConvertedResult()
+    with jax.default_device(device):
+        _run_converted(
+            fn,
+            static_argnames,
+            on_device(inputs, device),
+            options,
+            result,
+            clock,
+            lambda _m: None,
+            "",
+            None,
+        )
     return result

@@ -659,7 +659,7 @@ def convert(
 @_conversion_options
 @click.option(
     "--output-format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "sarif", "github"]),
     default="text",
     show_default=True,
 )
@@ -707,11 +707,13 @@ def check(
                     f"endLine={it['end_line']},endColumn={it['end_col']},"
                     f"title=autojit {it['code']}::{it['code']} {_gh_escape(it['message'])}"
                 )
-        else:
+        elif output_format == "text":
             for it in items:
                 click.echo(f"{result.path}:{it['line']}:{it['col']}: {it['code']} {it['message']}")
     if output_format == "json":
         click.echo(json.dumps(report, indent=2))
+    elif output_format == "sarif":
+        click.echo(json.dumps(_sarif(results), indent=2))
     elif output_format == "text" and not quiet:
         _echo_err(
             f"autojit: {_plural(findings, 'finding')} in {_plural(files_with_findings, 'file')}"
@@ -721,6 +723,86 @@ def check(
     if any(r.error is not None for r in results):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CHANGED if findings else EXIT_OK)
+
+
+def _sarif(results: list[FileResult]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of the findings (GitHub code scanning and other viewers read it)."""
+    from . import __version__
+
+    summaries = {e.code: e for e in load_rules()}
+    rules: dict[str, dict[str, Any]] = {}
+    out: list[dict[str, Any]] = []
+    notifications = []
+    for result in results:
+        if result.error is not None:
+            e = result.error
+            notifications.append(
+                {
+                    "level": "error",
+                    "message": {"text": f"{e.code} {e.message}"},
+                    "locations": [_sarif_location(result.path, e.line, e.col, e.line, e.col)],
+                }
+            )
+            continue
+        for it in _findings(result):
+            code = it["code"]
+            if code not in rules:
+                entry = summaries.get(code)
+                rules[code] = {
+                    "id": code,
+                    "name": entry.name if entry and entry.name else code,
+                    "shortDescription": {"text": entry.summary if entry else code},
+                    "helpUri": it["doc"],
+                }
+            out.append(
+                {
+                    "ruleId": code,
+                    "level": "warning" if it["kind"] == "change" else "note",
+                    "message": {"text": it["message"]},
+                    "locations": [
+                        _sarif_location(
+                            result.path, it["line"], it["col"], it["end_line"], it["end_col"]
+                        )
+                    ],
+                }
+            )
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "autojit",
+                        "version": __version__,
+                        "rules": list(rules.values()),
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not notifications,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": out,
+            }
+        ],
+    }
+
+
+def _sarif_location(path: str, line: int, col: int, end_line: int, end_col: int) -> dict:
+    uri = Path(path).as_posix() if path != "-" else "stdin"
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri},
+            "region": {
+                "startLine": line,
+                "startColumn": col,
+                "endLine": end_line,
+                "endColumn": end_col,
+            },
+        }
+    }
 
 
 def _gh_escape(text: str) -> str:

@@ -764,3 +764,55 @@ def test_pre_commit_hooks_run_the_cli() -> None:
     assert entries == ["autojit check", "autojit convert"]
     for entry in entries:
         assert run(*entry.split()[1:], "--help").exit_code == 0
+
+
+def test_check_sarif(tree: Path) -> None:
+    r = run("check", "--output-format", "sarif", str(tree / "a.py"), str(tree / "nope.py"))
+    assert r.exit_code == 2
+    log = json.loads(r.stdout)
+    assert log["version"] == "2.1.0"
+    (run_,) = log["runs"]
+    assert run_["tool"]["driver"]["name"] == "autojit"
+    (result,) = run_["results"]
+    assert result["ruleId"].startswith("AJ3") and result["level"] == "warning"
+    assert result["ruleId"] in {r["id"] for r in run_["tool"]["driver"]["rules"]}
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (6, 5)
+    (invocation,) = run_["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert "E902" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_internal_errors_are_contained(tree: Path, monkeypatch) -> None:
+    import autojit.pipeline
+
+    real = autojit.pipeline.convert_source
+
+    def flaky(text, filename="<string>", **kwargs):
+        if filename.endswith("a.py"):
+            raise RuntimeError("boom")
+        return real(text, filename, **kwargs)
+
+    monkeypatch.setattr(autojit.pipeline, "convert_source", flaky)
+    (tree / "b.py").write_text(SOURCE)
+    r = run("convert", str(tree / "a.py"), str(tree / "b.py"))
+    assert r.exit_code == 2
+    assert f"{tree / 'a.py'}:1:1: E000 internal error: RuntimeError: boom" in r.stderr
+    assert (tree / "a.py").read_text() == SOURCE
+    assert CONVERTED_LINE in (tree / "b.py").read_text()
+
+
+def test_output_that_does_not_parse_is_never_written(tree: Path, monkeypatch) -> None:
+    import autojit.pipeline
+
+    real = autojit.pipeline.convert_source
+
+    def broken(text, filename="<string>", **kwargs):
+        c = real(text, filename, **kwargs)
+        c.text = c.text.replace("x.at[i].set(y)", "x.at[i].set(y")
+        return c
+
+    monkeypatch.setattr(autojit.pipeline, "convert_source", broken)
+    r = run("convert", str(tree / "a.py"))
+    assert r.exit_code == 2 and "does not parse" in r.stderr
+    assert (tree / "a.py").read_text() == SOURCE

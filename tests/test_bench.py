@@ -498,3 +498,61 @@ def test_cli_module_does_not_import_jax():
     code = "import sys, autojit.bench.cli; print('jax' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_readme_table_script(tmp_path):
+    (tmp_path / "item_assignment.py").write_text(
+        textwrap.dedent(
+            """\
+            import jax.numpy as jnp
+            import numpy as np
+
+
+            def fill(x, i, v):
+                x[i] = v
+                return jnp.cumsum(x)
+
+
+            def fill_reference(x, i, v):
+                return jnp.cumsum(x.at[i].set(v))
+
+
+            BENCH = {"fill": ["x=f32[64]", "i=3", "v=2.0"]}
+
+
+            # bench: head x=f32[32] n=4
+            def head(x, n):
+                return jnp.zeros(n) + x[:n]
+
+
+            def masked(x, m):
+                x[m] = 0.0
+                return jnp.asarray(x) * 2
+
+
+            def masked_inputs(seed=0):
+                rng = np.random.default_rng(seed)
+                return (rng.standard_normal(16).astype(np.float32), rng.random(16) < 0.5), {}
+            """
+        )
+    )
+    (tmp_path / "nothing.py").write_text("def f(x):\n    return x\n")
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "README_table.py")
+    out = subprocess.run(
+        [sys.executable, script, "--examples", str(tmp_path), "--repeat", "1", "--warmup", "1"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("|")]
+    assert "converted / reference" in lines[0] and "plain `jax.jit` of original" in lines[0]
+    body = "\n".join(lines[2:])
+    assert len(lines) == 5, out.stdout
+    for name in ("fill", "head", "masked"):
+        assert f"item_assignment.py::{name}`" in body
+    fill_row = next(ln for ln in lines if "::fill`" in ln).split("|")
+    assert fill_row[3].strip() == "`TypeError`" and fill_row[-2].strip() == "ok"
+    assert fill_row[7].strip().endswith("x")  # converted / reference ratio
+    assert "skipped" in out.stderr and "nothing.py" in out.stderr

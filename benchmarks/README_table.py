@@ -1,0 +1,222 @@
+"""Run ``autojit bench`` over the examples and print the README's Markdown table.
+
+    python benchmarks/README_table.py [--examples examples] [--repeat 20] [--device cpu]
+
+For every example function: the eager original, a plain ``jax.jit`` of the original (or the
+error it raises), the converted function's steady-state time under ``jax.jit``, its compile
+time (trace + lower + compile), the speedup over the eager original, and, where the example has
+a hand-written JAX reference, the converted/reference time ratio (1.00x = as fast as the
+hand-written code).
+
+Which functions, on which inputs — an example file says so in one of these ways:
+
+1. ``BENCH = {"func": ["x=f32[100000]", "i=3"], ...}``: specs of ``autojit bench`` (a list, or
+   one string separated by spaces), a factory function returning ``(args, kwargs)``, or a dict
+   ``{"inputs": specs-or-factory, "reference": ref_fn}``;
+2. a comment line ``# bench: func x=f32[100000] i=3``;
+3. a factory named ``func_inputs``, ``make_func_inputs`` or ``inputs_func``.
+
+A hand-written reference is ``BENCH[...]["reference"]``, or a function named
+``func_reference``, ``reference_func`` or ``func_ref``. Files without any of these are listed
+on stderr as skipped. Exit status 1 when a converted function's outputs differ from its eager
+original's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+PREFERRED = ["item_assignment.py", "mask_tensor.py", "conditionals.py", "loops.py"]
+_COMMENT = re.compile(r"^\s*#\s*bench:\s*([A-Za-z_][A-Za-z_0-9]*)\s+(.+?)\s*$", re.M)
+
+
+def example_files(directory: str) -> list[str]:
+    files = sorted(glob.glob(os.path.join(directory, "*.py")))
+    names = [os.path.basename(f) for f in files]
+    first = [os.path.join(directory, n) for n in PREFERRED if n in names]
+    rest = [f for f in files if f not in first and not os.path.basename(f).startswith("_")]
+    return first + rest
+
+
+def find_benchmarks(module: Any, text: str) -> list[tuple[str, Any, Callable[..., Any] | None]]:
+    """(function name, specs or factory, reference or None) for each function to bench."""
+    out: dict[str, tuple[Any, Callable[..., Any] | None]] = {}
+    bench = getattr(module, "BENCH", None)
+    if isinstance(bench, dict):
+        for name, entry in bench.items():
+            ref = None
+            if isinstance(entry, dict):
+                ref = entry.get("reference")
+                if isinstance(ref, str):
+                    ref = getattr(module, ref)
+                entry = entry.get("inputs", entry.get("example", []))
+            out[name] = (entry, ref)
+    for name, specs in _COMMENT.findall(text):
+        out.setdefault(name, (specs, None))
+    for attr, value in vars(module).items():
+        if not callable(value):
+            continue
+        for pattern in (r"make_(\w+)_inputs", r"(\w+)_inputs", r"inputs_(\w+)"):
+            m = re.fullmatch(pattern, attr)
+            if m and callable(getattr(module, m.group(1), None)):
+                out.setdefault(m.group(1), (value, None))
+                break
+    result = []
+    for name, (inputs, ref) in out.items():
+        if ref is None:
+            for cand in (f"{name}_reference", f"reference_{name}", f"{name}_ref"):
+                if callable(getattr(module, cand, None)):
+                    ref = getattr(module, cand)
+                    break
+        result.append((name, inputs, ref))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", default=os.path.join(here, "..", "examples"))
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default=None, help="cpu, gpu or tpu (default: JAX's default)")
+    parser.add_argument("--max-seconds", type=float, default=10.0)
+    args = parser.parse_args(argv)
+
+    from autojit.bench.cli import split_specs
+    from autojit.bench.load import LoadError, import_file, load_target
+    from autojit.bench.report import fmt_ratio, fmt_seconds, markdown_table
+    from autojit.bench.runner import (
+        BenchOptions,
+        DeviceError,
+        resolve_device,
+        run_benchmark,
+        time_jitted,
+    )
+    from autojit.bench.spec import bind, call_factory, make_inputs, parse_specs
+
+    options = BenchOptions(
+        repeat=args.repeat,
+        warmup=args.warmup,
+        device=args.device,
+        seed=args.seed,
+        max_seconds=args.max_seconds,
+    )
+    rows: list[list[str]] = []
+    any_reference = False
+    failed = False
+    backend = ""
+    files = example_files(args.examples)
+    if not files:
+        print(f"no examples in {args.examples}", file=sys.stderr)
+        return 2
+    for path in files:
+        rel = os.path.relpath(path, os.path.join(args.examples, ".."))
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            module = import_file(path)
+        except (OSError, LoadError) as e:
+            print(f"skipped {rel}: {e}", file=sys.stderr)
+            continue
+        found = find_benchmarks(module, text)
+        if not found:
+            print(
+                f"skipped {rel}: no BENCH = {{...}}, '# bench: FUNC SPEC...' or FUNC_inputs()",
+                file=sys.stderr,
+            )
+            continue
+        for name, inputs, ref in found:
+            print(f"bench {rel}::{name}", file=sys.stderr)
+            try:
+                target = load_target(path, name)
+            except LoadError as e:
+                print(f"  skipped: {e}", file=sys.stderr)
+                continue
+
+            def make(inputs: Any = inputs, target: Any = target) -> Any:
+                if callable(inputs):
+                    a, k = call_factory(inputs, None, args.seed)
+                    return bind(target.original, a, k)
+                specs = split_specs(inputs) if isinstance(inputs, str) else list(inputs)
+                return make_inputs(parse_specs(specs), args.seed, target.original)
+
+            try:
+                result = run_benchmark(target, [(None, make)], options)
+            except DeviceError as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 2
+            backend = f"{result.backend} ({result.device_kind}), jax {result.jax_version}"
+            run = result.run
+            o, c = run.original, run.converted
+            ratio = ""
+            if ref is not None and c.timing is not None and run.input_error is None:
+                any_reference = True
+                ref_result = time_jitted(
+                    ref,
+                    make(),
+                    target.conversion.static_argnames if target.conversion else (),
+                    options,
+                    resolve_device(args.device),
+                )
+                if ref_result.timing is not None and ref_result.timing.median > 0:
+                    ratio = fmt_ratio(c.timing.median / ref_result.timing.median)
+                elif ref_result.error is not None:
+                    ratio = f"reference: `{ref_result.error.short_type}`"
+
+            def cell(timing: Any, error: Any) -> str:
+                if error is not None:
+                    return f"`{error.short_type}`"
+                return fmt_seconds(timing.median) if timing is not None else "-"
+
+            if run.input_error is not None:
+                print(
+                    f"  inputs failed: {run.input_error.type}: {run.input_error.first_line}",
+                    file=sys.stderr,
+                )
+            if not run.ok:
+                failed = failed or run.status == "MISMATCH"
+                print(f"  {run.status}", file=sys.stderr)
+            rows.append(
+                [
+                    f"`{os.path.basename(path)}::{name}`",
+                    cell(o.eager, o.eager_error),
+                    cell(o.jit, o.jit_error),
+                    cell(c.timing, c.error),
+                    fmt_seconds(c.stages.total),
+                    fmt_ratio(run.speedup),
+                    ratio or "-",
+                    "ok" if run.ok else f"**{run.status}**",
+                ]
+            )
+    headers = [
+        "function",
+        "eager original",
+        "plain `jax.jit` of original",
+        "converted, jitted",
+        "compile",
+        "speedup",
+        "converted / reference",
+        "outputs",
+    ]
+    if not any_reference:
+        headers.pop(6)
+        rows = [r[:6] + r[7:] for r in rows]
+    sys.stdout.write(markdown_table(rows, headers))
+    if backend:
+        sys.stdout.write(
+            f"\nMedian of up to {args.repeat} calls after {args.warmup} warm-up calls on {backend}; "
+            "compile = trace + lower + compile of the converted function; speedup = eager "
+            "original / converted.\n"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

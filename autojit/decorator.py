@@ -27,6 +27,7 @@ import builtins
 import difflib
 import functools
 import linecache
+import marshal
 import os
 import sys
 import sysconfig
@@ -37,7 +38,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
-from .model import Change, FunctionConversion, Location, Refusal
+from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -236,6 +237,7 @@ class _Record:
         self.resolving = False
         self.compiled: types.FunctionType | None = None
         self.tree: ast.Module | None = None
+        self.names: set[str] = set()
         self.codes: set[types.CodeType] = set()
         code = fn.__code__
         self.filename = code.co_filename
@@ -251,7 +253,19 @@ class _Record:
         declared = set(user_names) | {
             params[i] for i in user_nums if -len(params) <= i < len(params)
         }
-        self.fc, self.header_lines = self._convert(declared)
+        header = _header(fn)
+        if self.indent:
+            header += f"class {_WRAPPER_CLASS}:\n"
+        key = _cache_key(fn, header, self.first_line, self.lines, declared)
+        entry = _cache_get(key, fn)
+        if entry is None:
+            fc, nheader = self._convert(header, declared)
+            entry = {"fc": _encode_fc(fc), "nheader": nheader, "lines": self.lines, "codes": {}}
+            _cache_put(key, entry, fn, write=False)
+        self.entry = entry
+        self.lines = list(entry["lines"])
+        self.fc = _decode_fc(entry["fc"])
+        self.header_lines = entry["nheader"]
         shift = self.first_line - 1 - self.header_lines
         self.changes = [_shift_change(c, shift) for c in self.fc.changes]
         self.refusals = [_shift_refusal(r, shift) for r in self.fc.refusals]
@@ -260,16 +274,17 @@ class _Record:
         self.changed = self.fc.changed
         self.source = self._public_source()
         if self.changed:
+            fresh = not entry["codes"]
             self.compiled = self._compile({})
+            if fresh:
+                _cache_put(key, entry, fn, write=True)
         else:
             self.compiled = None
+            _cache_put(key, entry, fn, write=True)
 
     # -- conversion -------------------------------------------------------------------------
-    def _convert(self, declared: set[str]) -> tuple[FunctionConversion, int]:
+    def _convert(self, header: str, declared: set[str]) -> tuple[FunctionConversion, int]:
         fn = self.fn
-        header = _header(fn)
-        if self.indent:
-            header += f"class {_WRAPPER_CLASS}:\n"
         nheader = header.count("\n")
         text = header + "".join(self.lines)
         name = fn.__code__.co_name
@@ -360,7 +375,7 @@ class _Record:
             fdef = fdef.body[0]  # type: ignore[attr-defined]
         assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
         fdef.decorator_list = []
-        _remap(fdef, self._line_map(), offset, self._file_line)
+        self.names = _remap(fdef, self._line_map(), offset, self._file_line)
         self.tree = ast.Module(body=[fdef], type_ignores=[])
         return self.tree
 
@@ -393,47 +408,28 @@ class _Record:
 
     def _compile(self, helpers: dict[str, types.CellType]) -> types.FunctionType:
         fn = self.fn
-        tree = self._module_tree()
-        fdef = tree.body[0]
-        assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
         freevars = fn.__code__.co_freevars
+        names = self.entry.get("names")
+        if names is None:
+            self._module_tree()
+            names = self.entry["names"] = sorted(self.names)
         extras: dict[str, types.CellType] = {}
         for name, module in _FALLBACK_MODULES.items():
             if (
                 name not in freevars
                 and name not in fn.__globals__
                 and not hasattr(builtins, name)
-                and _mentions(fdef, name)
+                and name in names
             ):
                 extras[name] = types.CellType(_import_module(module))
         for name, cell in helpers.items():
             if name not in freevars:
                 extras[name] = cell
-        params = list(freevars) + [n for n in extras if n not in freevars]
-        line = fdef.lineno
-        factory = ast.FunctionDef(
-            name=_FACTORY,
-            args=ast.arguments(
-                posonlyargs=[],
-                args=[ast.arg(arg=p) for p in params],
-                kwonlyargs=[],
-                kw_defaults=[],
-                defaults=[],
-            ),
-            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
-            decorator_list=[],
-            returns=None,
-        )
-        module = ast.Module(body=[factory], type_ignores=[])
-        for node in (factory, factory.args, *factory.args.args, factory.body[1]):
-            node.lineno = node.end_lineno = line  # type: ignore[attr-defined]
-            node.col_offset = node.end_col_offset = 0  # type: ignore[attr-defined]
-        ast.fix_missing_locations(module)
-        flags = fn.__code__.co_flags & _FUTURE_FLAGS
-        code = compile(module, self.filename, "exec", flags=flags, dont_inherit=True)
-        factory_code = _const_code(code, _FACTORY)
-        inner = _const_code(factory_code, fdef.name)
-        inner = inner.replace(co_qualname=fn.__code__.co_qualname)
+        params = tuple(freevars) + tuple(n for n in extras if n not in freevars)
+        inner = self.entry["codes"].get(params)
+        if inner is None:
+            inner = self._compile_code(params)
+            self.entry["codes"][params] = inner
         self.codes.update(_all_codes(inner))
         cells = []
         for name in inner.co_freevars:
@@ -452,6 +448,38 @@ class _Record:
         new.__wrapped__ = fn  # type: ignore[attr-defined]
         setattr(new, _MARK, True)
         return new
+
+    def _compile_code(self, params: tuple[str, ...]) -> types.CodeType:
+        """The converted function's code, compiled inside a factory taking ``params``."""
+        fn = self.fn
+        tree = self._module_tree()
+        fdef = tree.body[0]
+        assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
+        line = fdef.lineno
+        factory = ast.FunctionDef(
+            name=_FACTORY,
+            args=ast.arguments(
+                posonlyargs=[],
+                args=[ast.arg(arg=p) for p in params],
+                kwonlyargs=[],
+                kw_defaults=[],
+                defaults=[],
+            ),
+            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+            decorator_list=[],
+            returns=None,
+        )
+        module = ast.Module(body=[factory], type_ignores=[])
+        ret = factory.body[1]
+        assert isinstance(ret, ast.Return)
+        for node in (factory, *factory.args.args, ret, ret.value):
+            node.lineno = node.end_lineno = line  # type: ignore[union-attr]
+            node.col_offset = node.end_col_offset = 0  # type: ignore[union-attr]
+        flags = fn.__code__.co_flags & _FUTURE_FLAGS
+        code = compile(module, self.filename, "exec", flags=flags, dont_inherit=True)
+        factory_code = _const_code(code, _FACTORY)
+        inner = _const_code(factory_code, fdef.name)
+        return inner.replace(co_qualname=fn.__code__.co_qualname)
 
     # -- helpers (at first call) ------------------------------------------------------------
     def resolve(self) -> Callable[..., Any]:
@@ -642,6 +670,130 @@ def _autojit_decorator_lines(rec: _Record) -> set[int]:
 
 
 # --------------------------------------------------------------------------------------------
+# cache: a conversion is kept per process and, like a .pyc, in the file's __pycache__
+#
+# The key is the function's source, the header describing its module's names, where it sits
+# in the file, the declared static arguments, and autojit's own version and files; the entry
+# holds the conversion and the compiled code (marshal, as .pyc files do). AUTOJIT_CACHE=0
+# turns the on-disk part off; PYTHONDONTWRITEBYTECODE stops writing it.
+
+_memory_cache: dict[str, dict[str, Any]] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def _fingerprint() -> str:
+    import hashlib
+
+    h = hashlib.sha1(sys.implementation.cache_tag.encode())
+    root = os.path.dirname(os.path.abspath(__file__))
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{dirpath}/{name}:{st.st_mtime_ns}:{st.st_size};".encode())
+    return h.hexdigest()
+
+
+def _cache_key(
+    fn: types.FunctionType, header: str, first_line: int, lines: list[str], declared: set[str]
+) -> str:
+    import hashlib
+
+    h = hashlib.sha1(_fingerprint().encode())
+    for part in (fn.__code__.co_filename, str(first_line), ",".join(sorted(declared)), header):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    h.update("".join(lines).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _disk_path(fn: types.FunctionType) -> str | None:
+    if os.environ.get("AUTOJIT_CACHE", "1") in ("0", "", "false", "no", "off"):
+        return None
+    filename = fn.__code__.co_filename
+    if filename.startswith("<") or not os.path.isabs(filename):
+        return None
+    folder, base = os.path.split(filename)
+    stem = base.rsplit(".", 1)[0]
+    qual = "".join(c if c.isalnum() or c == "_" else "-" for c in fn.__qualname__)
+    tag = sys.implementation.cache_tag
+    return os.path.join(folder, "__pycache__", f"{stem}.autojit.{qual}.{tag}.bin")
+
+
+def _cache_get(key: str, fn: types.FunctionType) -> dict[str, Any] | None:
+    entry = _memory_cache.get(key)
+    if entry is not None:
+        return entry
+    path = _disk_path(fn)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    entry = data.get("entry")
+    if not isinstance(entry, dict):
+        return None
+    _memory_cache[key] = entry
+    return entry
+
+
+def _cache_put(key: str, entry: dict[str, Any], fn: types.FunctionType, *, write: bool) -> None:
+    _memory_cache[key] = entry
+    if not write or sys.dont_write_bytecode:
+        return
+    path = _disk_path(fn)
+    if path is None:
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            marshal.dump({"key": key, "entry": entry}, f)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _loc(loc: Location) -> tuple[Any, ...]:
+    return (loc.path, loc.line, loc.col, loc.end_line, loc.end_col)
+
+
+def _encode_fc(fc: FunctionConversion) -> tuple[Any, ...]:
+    return (
+        fc.name,
+        fc.qualname,
+        _loc(fc.location),
+        fc.original_text,
+        fc.new_text,
+        [(c.code, _loc(c.location), c.message) for c in fc.changes],
+        [(r.code, _loc(r.location), r.reason) for r in fc.refusals],
+        [
+            (a.name, a.index, _loc(a.location), a.reason, a.user_declared)
+            for a in fc.static_arguments
+        ],
+    )
+
+
+def _decode_fc(data: tuple[Any, ...]) -> FunctionConversion:
+    name, qualname, loc, original, new, changes, refusals, statics = data
+    fc = FunctionConversion(name, qualname, Location(*loc), original, new)
+    fc.changes = [Change(code, Location(*at), msg) for code, at, msg in changes]
+    fc.refusals = [Refusal(code, Location(*at), why) for code, at, why in refusals]
+    fc.static_arguments = [
+        StaticArgument(n, i, Location(*at), why, bool(user)) for n, i, at, why, user in statics
+    ]
+    return fc
+
+
+# --------------------------------------------------------------------------------------------
 # line numbers
 
 
@@ -650,29 +802,47 @@ def _remap(
     line_map: list[tuple[int, bool]],
     offset: int,
     file_line: Callable[[int], str],
-) -> None:
-    """Give every node of the new tree the file line of the statement it came from."""
+) -> set[str]:
+    """Give every node of the new tree the file line of the statement it came from.
+
+    Returns the identifiers of the tree's ``Name`` nodes (collected in the same walk).
+    """
     last = len(line_map) - 1
-    for node in ast.walk(fdef):
+    names: set[str] = set()
+    stack = [fdef]
+    pop, push = stack.pop, stack.append
+    ast_type, name_type = ast.AST, ast.Name
+    while stack:
+        node = pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast_type):
+                        push(item)
+            elif isinstance(value, ast_type):
+                push(value)
+        if type(node) is name_type:
+            names.add(node.id)  # type: ignore[attr-defined]
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             continue
-        i = min(max(lineno - 1 - offset, 0), last)
-        line, exact = line_map[i]
+        line, exact = line_map[min(max(lineno - 1 - offset, 0), last)]
         node.lineno = line  # type: ignore[attr-defined]
         if not exact:
             text = file_line(line)
             node.col_offset = len(text) - len(text.lstrip())  # type: ignore[attr-defined]
         end = getattr(node, "end_lineno", None)
-        if end is not None:
-            j = min(max(end - 1 - offset, 0), last)
-            eline, eexact = line_map[j]
-            node.end_lineno = eline  # type: ignore[attr-defined]
-            if not eexact:
-                node.end_col_offset = len(file_line(eline).rstrip().encode())  # type: ignore[attr-defined]
-            if (node.end_lineno, node.end_col_offset) < (node.lineno, node.col_offset):  # type: ignore[attr-defined]
-                node.end_lineno = node.lineno  # type: ignore[attr-defined]
-                node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
+        if end is None:
+            continue
+        eline, eexact = line_map[min(max(end - 1 - offset, 0), last)]
+        node.end_lineno = eline  # type: ignore[attr-defined]
+        if not eexact:
+            node.end_col_offset = len(file_line(eline).rstrip().encode())  # type: ignore[attr-defined]
+        if (eline, node.end_col_offset) < (line, node.col_offset):  # type: ignore[attr-defined]
+            node.end_lineno = line  # type: ignore[attr-defined]
+            node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
+    return names
 
 
 def _shift_location(loc: Location, shift: int) -> Location:
@@ -783,10 +953,6 @@ def _const_code(code: types.CodeType, name: str) -> types.CodeType:
         if isinstance(c, types.CodeType) and c.co_name == name:
             return c
     raise ConversionError(f"autojit: no code for {name}")  # pragma: no cover
-
-
-def _mentions(tree: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
 
 
 def _import_module(name: str) -> types.ModuleType:

@@ -1,0 +1,188 @@
+"""Per-function cost of ``@autojit.convert`` (not its first call), beside the bare minimum.
+
+    python benchmarks/decorator_cost.py [--repeat N] [--profile]
+
+Prints, for a ~30-line function defined in this file:
+
+- bare: ``inspect.getsource`` + ``ast.parse`` + ``compile`` of the function's source;
+- decorator: ``autojit.convert(fn)``: source lines, conversion, compile in the original's
+  globals and closure, and the ``jax.jit`` wrapper, with its parts timed alone.
+
+Module-level work (reading the file into linecache, the module's import header) is cached per
+module, as it is when several functions of one module are decorated; the first decoration of a
+module pays it once (printed as "first in module"). Goal: at most 1.0 ms per function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import os
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+import autojit  # noqa: E402
+from autojit import decorator  # noqa: E402
+
+SCALE = 2.0
+
+
+def sample(x, y, n, i, mask):
+    """A ~30-line function with array updates and a shape argument."""
+    z = jnp.zeros(n)
+    w = x * SCALE
+    x[i] = y
+    x[i + 1] += y * 2.0
+    x[mask] = 0.0
+    a = x.sum()
+    b = w.mean()
+    c = a + b
+    d = c * 2
+    e = d - 1
+    f = jnp.sin(e)
+    g = jnp.cos(f)
+    h = g + f
+    k = h * h
+    m = k / 2
+    p = m + 1
+    q = jnp.sqrt(p)
+    r = q + z.sum()
+    s = r * 3
+    t = s - 2
+    u = t + 1
+    v = u * u
+    w2 = v + w.sum()
+    y2 = w2 / 3
+    return x, y2
+
+
+def plain(x, y, n):
+    """The same length with nothing to rewrite."""
+    z = jnp.zeros(n)
+    w = x * SCALE
+    a = x.sum() + y
+    b = w.mean()
+    c = a + b
+    d = c * 2
+    e = d - 1
+    f = jnp.sin(e)
+    g = jnp.cos(f)
+    h = g + f
+    k = h * h
+    m = k / 2
+    p = m + 1
+    q = jnp.sqrt(p)
+    r = q + z.sum()
+    s = r * 3
+    t = s - 2
+    u = t + 1
+    v = u * u
+    w2 = v + w.sum()
+    y2 = w2 / 3
+    y3 = y2 + 1
+    y4 = y3 * 2
+    y5 = y4 - 1
+    y6 = y5 / 2
+    y7 = y6 + y5
+    return x, y7
+
+
+def per_call_ms(fn: Callable[[], Any], repeat: int) -> float:
+    fn()  # warm: imports, linecache, per-module caches
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / repeat)
+    return best * 1e3
+
+
+def bare(fn: Callable[..., Any]) -> Callable[[], Any]:
+    filename = fn.__code__.co_filename
+
+    def run() -> Any:
+        src = textwrap.dedent(inspect.getsource(fn))
+        return compile(ast.parse(src, filename), filename, "exec")
+
+    return run
+
+
+def first_in_module_ms(fn: Callable[..., Any]) -> float:
+    """One decoration with the module's caches cold (file read again, header rebuilt)."""
+    import linecache
+
+    linecache.checkcache(fn.__code__.co_filename)
+    linecache.cache.pop(fn.__code__.co_filename, None)
+    decorator._header_cache.clear()
+    t0 = time.perf_counter()
+    autojit.convert(fn)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def parts(fn: Callable[..., Any], repeat: int) -> dict[str, float]:
+    """The decorator's steps, each timed alone."""
+    rec = decorator._Record(fn, (), (), True)
+    name = fn.__code__.co_name
+    header = decorator._header(fn)
+    text = header + "".join(rec.lines)
+    out = {
+        "source lines": per_call_ms(lambda: decorator._function_lines(fn), repeat),
+        "module header": per_call_ms(lambda: decorator._header(fn), repeat),
+        "convert_source": per_call_ms(
+            lambda: autojit.convert_source(text, rec.filename, only=[name]), repeat
+        ),
+    }
+
+    def compile_step() -> Any:
+        rec.tree = None
+        return rec._compile({}) if rec.changed else None
+
+    out["parse+remap+compile"] = per_call_ms(compile_step, repeat)
+    target = rec.compiled or fn
+    out["jax.jit wrapper"] = per_call_ms(lambda: jax.jit(target, static_argnames=("n",)), repeat)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--profile", action="store_true", help="cProfile the decorator")
+    args = ap.parse_args(argv)
+
+    print(f"python {sys.version.split()[0]}, jax {jax.__version__}, {os.cpu_count()} cpus")
+    for fn in (sample, plain):
+        lines = len(inspect.getsource(fn).splitlines())
+        cold = first_in_module_ms(fn)
+        bare_ms = per_call_ms(bare(fn), args.repeat)
+        deco_ms = per_call_ms(lambda fn=fn: autojit.convert(fn), args.repeat)
+        nochg = "" if autojit.convert(fn).changes else " (nothing to rewrite)"
+        print(f"\n{fn.__name__}: {lines} lines{nochg}")
+        print(f"  bare getsource+ast.parse+compile : {bare_ms:7.3f} ms")
+        print(f"  @autojit.convert (jit wrapper)   : {deco_ms:7.3f} ms   goal <= 1.000 ms")
+        print(f"  first in module (caches cold)    : {cold:7.3f} ms")
+        for k, v in parts(fn, args.repeat).items():
+            print(f"    {k:<30} : {v:7.3f} ms")
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(args.repeat):
+            autojit.convert(sample)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()

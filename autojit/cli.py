@@ -173,9 +173,10 @@ def iter_python_files(root: str) -> Iterator[str]:
                 yield os.path.join(dirpath, name)
 
 
-def _collect(paths: Sequence[str]) -> tuple[list[str], list[FileResult]]:
-    files: list[str] = []
-    missing: list[FileResult] = []
+def _collect(paths: Sequence[str]) -> list[str | FileResult]:
+    """The files to convert, in the order given (directories expanded), each once; a path that
+    does not exist becomes its error, in its place."""
+    out: list[str | FileResult] = []
     seen: set[str] = set()
     for p in paths:
         if os.path.isdir(p):
@@ -183,14 +184,14 @@ def _collect(paths: Sequence[str]) -> tuple[list[str], list[FileResult]]:
         elif os.path.exists(p) or os.path.islink(p):
             found = [p]
         else:
-            missing.append(FileResult(p, error=FileError("E902", "No such file or directory")))
+            out.append(FileResult(p, error=FileError("E902", "No such file or directory")))
             continue
         for f in found:
             key = os.path.realpath(f)
             if key not in seen:
                 seen.add(key)
-                files.append(f)
-    return files, missing
+                out.append(f)
+    return out
 
 
 # -- converting ---------------------------------------------------------------------------
@@ -217,7 +218,12 @@ def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
             all_functions=settings.all_functions,
         )
     except SyntaxError as exc:
-        result.error = _syntax_error(exc)
+        try:  # the user's syntax error, or one inside autojit (e.g. from gast)?
+            ast.parse(result.text, path)
+        except (SyntaxError, ValueError):
+            result.error = _syntax_error(exc)
+        else:
+            result.error = FileError("E000", f"internal error: SyntaxError: {exc}")
         return result
     except ValueError as exc:  # e.g. null bytes on older Pythons
         result.error = FileError("E999", f"SyntaxError: {exc}")
@@ -230,6 +236,11 @@ def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
         return result
     result.conversion = conversion
     new_text = conversion.text
+    if new_text != result.text:
+        error = _unparsable(new_text)
+        if error is not None:
+            result.error = error
+            return result
     if settings.add_jit:
         from .add_jit import add_jit
 
@@ -238,16 +249,27 @@ def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
         except Exception as exc:
             result.error = FileError("E000", f"internal error in --add-jit: {exc}")
             return result
-    if new_text != result.text:
-        try:
-            ast.parse(new_text)
-        except SyntaxError as exc:  # never write a file that does not parse
-            result.error = FileError(
-                "E000", f"internal error: the converted file does not parse ({exc.msg}); left as is"
-            )
+    if new_text != conversion.text:
+        error = _unparsable(new_text)
+        if error is not None:
+            result.error = error
             return result
     result.new_text = new_text
     return result
+
+
+def _unparsable(text: str) -> FileError | None:
+    """Never write a file that does not parse: the error to report if ``text`` does not."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError) as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        return FileError(
+            "E000",
+            f"internal error: the converted file does not parse ({msg}{where}); left as is",
+        )
+    return None
 
 
 def _syntax_error(exc: SyntaxError) -> FileError:
@@ -522,9 +544,11 @@ def _stdin_result(settings: Settings, stdin_filename: str | None) -> FileResult:
 def _run(paths: Sequence[str], settings: Settings, stdin_filename: str | None) -> list[FileResult]:
     if list(paths) == ["-"]:
         return [_stdin_result(settings, stdin_filename)]
-    files, missing = _collect(paths)
-    results: list[FileResult] = list(missing)
-    for path in files:
+    results: list[FileResult] = []
+    for path in _collect(paths):
+        if isinstance(path, FileResult):
+            results.append(path)
+            continue
         data = _read(path)
         if isinstance(data, FileError):
             results.append(FileResult(path, error=data))
@@ -640,8 +664,8 @@ def convert(
     changed = sum(r.changed for r in results)
     if not quiet and not as_json and not is_stdin:
         verb = "converted" if write else "would be converted"
-        parts = [f"{_plural(changed, 'file')} {verb}"]
         unchanged = len(results) - changed - errors
+        parts = [f"{_plural(changed, 'file')} {verb}"] if changed or not unchanged else []
         if unchanged:
             parts.append(f"{_plural(unchanged, 'file')} unchanged")
         if errors:

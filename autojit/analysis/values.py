@@ -155,12 +155,12 @@ class ValueAnalysis:
             return _join_env(a, b)
         if isinstance(s, (gast.For, gast.While)):
             if isinstance(s, gast.For):
-                self.bind(s.target, self.iter_element(s.iter, env), env, None)
+                self.bind_loop_target(s, env, env)
             head = dict(env)
             for _ in range(4):
                 after_body = self.block(s.body, dict(head))
                 if isinstance(s, gast.For):
-                    self.bind(s.target, self.iter_element(s.iter, head), after_body, None)
+                    self.bind_loop_target(s, head, after_body)
                 new_head = _join_env(head, after_body)
                 if new_head == head:
                     break
@@ -206,6 +206,26 @@ class ValueAnalysis:
         elif isinstance(target, gast.Starred):
             self.bind(target.value, v, env, None)
         # subscript/attribute stores: the container keeps its kind
+
+    def bind_loop_target(self, s, env: Env, into: Env) -> None:
+        """Bind a for loop's target; rows of an array are views of it (`for row in x`)."""
+        self.bind(s.target, self.iter_element(s.iter, env), into, None)
+        pairs = []
+        it, t = s.iter, s.target
+        if isinstance(it, gast.Name):
+            pairs.append((t, it))
+        elif isinstance(it, gast.Call) and isinstance(t, (gast.Tuple, gast.List)):
+            fn = dotted_name(it.func)
+            if fn == "enumerate" and len(it.args) == 1 and len(t.elts) == 2:
+                pairs.append((t.elts[1], it.args[0]))
+            elif fn == "zip" and len(it.args) == len(t.elts):
+                pairs.extend(zip(t.elts, it.args, strict=True))
+        for target, source in pairs:
+            if isinstance(target, gast.Name) and isinstance(source, gast.Name):
+                v = self.value(source, env)
+                if v.kind in (Kind.TRACED, Kind.NUMPY, Kind.UNKNOWN):
+                    cur = into.get(target.id, UNKNOWN)
+                    into[target.id] = replace(cur, alias_of=source.id)
 
     def iter_element(self, it, env: Env) -> Value:
         if isinstance(it, gast.Call):

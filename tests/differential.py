@@ -52,14 +52,51 @@ def _to_jax(v: Any) -> Any:
     return copy.deepcopy(v)
 
 
+class _NumpyAsJnp:
+    """`jax.numpy` played by NumPy, with jax's default 32-bit dtypes: what code that builds an
+    array with `jnp.zeros(...)` and then assigns into it means."""
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(np, name)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            out = attr(*args, **kwargs)
+            if isinstance(out, np.ndarray) and "dtype" not in kwargs:
+                if out.dtype == np.float64:
+                    out = out.astype(np.float32)
+                elif out.dtype == np.int64:
+                    out = out.astype(np.int32)
+            return out
+
+        return call
+
+
+def _with_numpy_jnp(fn: Callable) -> Callable:
+    import types
+
+    g = dict(fn.__globals__)
+    for k, v in list(g.items()):
+        if v is jnp:
+            g[k] = _NumpyAsJnp()
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
 def run_eager(fn: Callable, args: Sequence, kwargs: dict | None = None) -> Any:
-    """The original's meaning: on NumPy copies, or on JAX arrays where it needs `.at`."""
+    """The original's meaning: on NumPy copies; with NumPy for `jnp` where it assigns into an
+    array it built with `jnp`; on JAX arrays where it needs `.at`."""
     kwargs = kwargs or {}
     try:
         return fn(*[_to_numpy(a) for a in args], **{k: _to_numpy(v) for k, v in kwargs.items()})
     except AttributeError as e:
         if "'numpy.ndarray' object has no attribute 'at'" not in str(e):
             raise
+    except TypeError as e:
+        if "immutable" not in str(e):
+            raise
+        fn = _with_numpy_jnp(fn)
+        return fn(*[_to_numpy(a) for a in args], **{k: _to_numpy(v) for k, v in kwargs.items()})
     return fn(*[_to_jax(a) for a in args], **{k: _to_jax(v) for k, v in kwargs.items()})
 
 

@@ -224,6 +224,7 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
     else:
         index = indices[0]
     kind = index_kind(ctx, index, stmt)
+    index = _array_index(ctx, index)
     note = ""
     if x in an.params and x not in returned_names:
         note = (
@@ -243,6 +244,16 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         _ambiguous_update(ctx, owner, field, stmt, base, index, op, note)
     else:
         _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
+
+
+def _array_index(ctx: Context, index):
+    """A list in an index (`x[[0, 0, 2]]`) as `jnp.asarray([...])`: JAX rejects list indices."""
+    if isinstance(index, gast.List):
+        return replace_expr(f"{ctx.names.jnp}.asarray(LIST)", LIST=index)
+    if isinstance(index, gast.Tuple) and any(isinstance(e, gast.List) for e in index.elts):
+        elts = [_array_index(ctx, e) for e in index.elts]
+        return gast.Tuple(elts=elts, ctx=gast.Load())
+    return index
 
 
 def _flat_targets(targets):
@@ -471,6 +482,7 @@ class _AtMaskRewriter(gast.NodeTransformer):
             "min": f"{jnp}.minimum(X, VALUE)",
             "max": f"{jnp}.maximum(X, VALUE)",
         }[f.attr]
+        mask = _array_index(self.ctx, mask)
         m = _mask_expr(self.ctx, self.stmt, x, mask)
         if kind == _IndexKind.AMBIGUOUS:
             new = replace_expr(

@@ -1,0 +1,409 @@
+"""AJ3xx array updates: the original run eagerly on NumPy arrays (NumPy's in-place meaning)
+against the converted function under `jax.jit`, comparing values, shapes and dtypes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import assert_same, check, convert, load, run_eager, run_jitted
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+F32 = np.float32
+I32 = np.int32
+
+
+def arange(*shape, dtype=F32):
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) + 1
+
+
+HEADER = "import jax\nimport jax.numpy as jnp\n\n\n"
+
+# (name, source of `f`, expected codes, calls)
+FORMS = [
+    (
+        "int",
+        "def f(x, v):\n    x[2] = v\n    return x\n",
+        ["AJ301"],
+        [((arange(5), F32(9)), {}), ((arange(3, 2), F32(-1)), {})],
+    ),
+    (
+        "negative-int",
+        "def f(x, v):\n    x[-1] = v\n    x[-2] += v\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(4), F32(2.5)), {}), ((arange(2, 3), np.ones(3, F32)), {})],
+    ),
+    (
+        "traced-int-index",
+        "def f(x, i, v):\n    x[i] = v\n    return x\n",
+        ["AJ304"],
+        [
+            ((arange(5), 1, F32(7)), {}),
+            ((arange(5), -2, F32(7)), {}),
+            ((arange(5), I32(4), F32(0)), {}),
+        ],
+    ),
+    (
+        "slice",
+        "def f(x, v):\n    x[1:3] = v\n    x[::2] *= 2.0\n    x[:-1] += 1.0\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(6), F32(0)), {}), ((arange(6), np.array([5, 6], F32)), {})],
+    ),
+    (
+        "tuple",
+        "def f(x, v):\n    x[0, 1] = v\n    x[1:, 0] = -v\n    x[2, :] += v\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(3, 4), F32(3)), {})],
+    ),
+    (
+        "ellipsis-none",
+        "def f(x):\n    x[..., 0] = 1.0\n    x[None, 1] = 2.0\n    x[..., None, -1] *= 3.0\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(2, 3),), {}), ((arange(2, 2, 3),), {})],
+    ),
+    (
+        "int-array-duplicates",
+        "def f(x):\n    idx = jnp.array([0, 0, 2], dtype=jnp.int32)\n    x[idx] += 1.0\n"
+        "    x[idx] *= 2.0\n    return x\n",
+        ["AJ302"],
+        [((arange(4),), {})],
+    ),
+    (
+        "int-list-duplicates",
+        "def f(x):\n    x[[1, 1, 3]] += 10.0\n    x[[0, 2]] = -1.0\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(4),), {}), ((arange(5, 2),), {})],
+    ),
+    (
+        "chained-int",
+        "def f(x, j, v):\n    x[1][j] = v\n    x[0][2] += v\n    return x\n",
+        ["AJ302"],
+        [((arange(3, 4), 0, F32(5)), {}), ((arange(2, 3), -1, F32(-5)), {})],
+    ),
+    (
+        "dtype-change-float-into-int",
+        "def f(x, m):\n    x[0] = 2.7\n    x[1] = -2.7\n    x[2] += 1.5\n    x[3] *= 2.5\n"
+        "    x[4] /= 2\n    x[x > 100] = 0.9\n    return x\n",
+        ["AJ301", "AJ302", "AJ303"],
+        [((np.array([1, 2, -3, 3, 7, 200], I32), None), {})],
+    ),
+    (
+        "mask-same-shape",
+        "def f(x, t):\n    x[x > t] = 0.0\n    x[x < 0] *= -1.0\n    return x\n",
+        ["AJ303"],
+        [((np.array([-2, 5, 1, 9], F32), F32(3)), {}), ((arange(2, 3) - 3, F32(1)), {})],
+    ),
+    (
+        "mask-leading-axes",
+        "def f(x):\n    rows = x.sum(axis=-1) > 4\n    x[rows] = 0.0\n    x[rows] += 1.0\n"
+        "    return x\n",
+        ["AJ303"],
+        [((arange(3, 2),), {}), ((arange(2, 2, 2),), {})],
+    ),
+    (
+        "mask-inf-nan",
+        "def f(x):\n    x[jnp.isinf(x)] = 0.0\n    return x\n",
+        ["AJ303"],
+        [((np.array([np.inf, -np.inf, np.nan, 1.0], F32),), {})],
+    ),
+    (
+        "mask-value-from-same-mask",
+        "def f(x, y):\n    m = x > 2\n    x[m] = y[m]\n    return x\n",
+        ["AJ303"],
+        [((arange(5), -arange(5)), {})],
+    ),
+    (
+        "user-at-mask",
+        "def f(x):\n    m = x > 3\n    x = x.at[m].set(-100.0)\n    y = x.at[x < 0].add(1.0)\n"
+        "    return y\n",
+        ["AJ303"],
+        [((arange(6),), {}), ((arange(2, 3),), {})],
+    ),
+    (
+        "ambiguous-index",
+        "def f(x, idx):\n    x[idx] = 0.0\n    x[idx] += 2.0\n    return x\n",
+        ["AJ304"],
+        [
+            ((arange(5), np.array([True, False, True, False, False])), {}),
+            ((arange(5), np.array([4, 1], I32)), {}),
+            ((arange(5), np.array([1, 1], I32)), {}),
+            ((arange(3, 2), np.array([True, False, True])), {}),
+            ((arange(3, 2), np.array([[True, False], [False, True], [True, True]])), {}),
+            ((arange(3, 2), 2), {}),
+        ],
+    ),
+    (
+        "ambiguous-user-at",
+        "def mask_tensor(x, mask):\n    x = x.at[mask].set(-100.0)\n    return x\n",
+        ["AJ304"],
+        [
+            ((arange(4, 4), arange(4, 4) % 3 == 0), {}),
+            ((arange(4, 4), np.array([0, 2], I32)), {}),
+        ],
+    ),
+    (
+        "in-loop-and-branch",
+        "def f(x, n):\n    for k in range(3):\n        x[k] += 1.0\n    if x.ndim == 1:\n"
+        "        x[-1] = 0.0\n    return x\n",
+        ["AJ302", "AJ301"],
+        [((arange(5), 1), {})],
+    ),
+    (
+        "local-array",
+        "def f(x):\n    out = jnp.zeros(x.shape)\n    out[0] = x[1]\n    out[1:] = x[:-1] * 2\n"
+        "    return out\n",
+        ["AJ301"],
+        [((arange(4),), {})],
+    ),
+]
+
+AUG_FLOAT = ["+", "-", "*", "/", "**", "//", "%"]
+AUG_INT = ["+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>", "**"]
+
+
+@pytest.mark.parametrize("name,body,codes,calls", FORMS, ids=[f[0] for f in FORMS])
+def test_form_keeps_numpy_meaning(name, body, codes, calls):
+    fname = "mask_tensor" if "mask_tensor" in body else "f"
+    check(HEADER + body, fname, calls, expect_codes=codes)
+
+
+@pytest.mark.parametrize("op", AUG_FLOAT)
+def test_every_float_augmented_operator(op):
+    body = f"def f(x, v):\n    x[1] {op}= v\n    x[2:] {op}= 2.0\n    return x\n"
+    check(HEADER + body, "f", [((arange(4), F32(1.5)), {})], expect_codes=["AJ302"])
+
+
+@pytest.mark.parametrize("op", AUG_INT)
+def test_every_int_augmented_operator(op):
+    body = (
+        f"def f(x, v):\n    x[1] {op}= v\n    x[2:] {op}= 2\n    x[[0, 0]] {op}= 1\n    return x\n"
+    )
+    x = np.array([5, 6, 7, 12], I32)
+    check(HEADER + body, "f", [((x, I32(3)), {})], expect_codes=["AJ302"])
+
+
+def test_bool_array_or_update():
+    body = "def f(b):\n    b[0] |= True\n    b[1] &= False\n    b[2:] ^= True\n    return b\n"
+    check(HEADER + body, "f", [((np.array([False, True, True, False]),), {})])
+
+
+def test_duplicate_positions_add_once_like_numpy():
+    body = "def f(x, idx):\n    idx = jnp.asarray(idx, dtype=jnp.int32)\n    x[idx] += 1.0\n    return x\n"
+    c = check(
+        HEADER + body,
+        "f",
+        [((np.zeros(3, F32), np.array([0, 0, 0, 2], I32)), {})],
+        expect_codes=["AJ302"],
+    )
+    assert ".add(" not in c.text  # .at[].add would count position 0 three times
+
+
+def test_mixed_mask_in_tuple_is_refused():
+    body = "def f(x):\n    m = x[:, 0] > 2\n    x[m, 0] = 0.0\n    return x\n"
+    c = convert(HEADER + body)
+    assert not c.changed and [r.code for r in c.refusals] == ["AJ903"]
+
+
+# -- hypothesis: shapes, indices and values -----------------------------------------------------
+
+_INT_SRC = HEADER + "def f(x, i, v):\n    x[i] = v\n    x[i] *= 2.0\n    return x\n"
+# a mask update needs a value known to be a scalar: the values are written into the source
+_MASK_SRC = HEADER + "def f(x, t):\n    x[x > t] = {v}\n    x[x < -t] -= {v}\n    return x\n"
+_AMBIG_SRC = HEADER + "def f(x, m):\n    x[m] = {v}\n    x[m] += {v}\n    return x\n"
+_ROWMASK_SRC = (
+    HEADER
+    + "def f(x):\n    rows = x[..., 0] > 0\n    x[rows] = {v}\n    x[rows] *= 3.0\n    return x\n"
+)
+
+
+def _lit(v: float) -> str:
+    return repr(float(np.float32(v)))
+
+
+_compiled: dict[str, tuple] = {}
+
+
+def _get(src: str, name: str = "f"):
+    if src not in _compiled:
+        c = convert(src)
+        assert c.changes and not c.refusals, (c.changes, c.refusals, c.text)
+        _compiled[src] = (load(src)[name], load(c.text)[name], c.function(name).static_argnames)
+    return _compiled[src]
+
+
+def _same(src: str, *args) -> None:
+    original, converted, statics = _get(src)
+    assert_same(run_eager(original, args), run_jitted(converted, statics, args))
+
+
+shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
+# XLA on CPU flushes subnormals to zero, NumPy does not: keep them out
+finite = st.floats(-100, 100, allow_nan=False, allow_subnormal=False, width=32)
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(data=st.data(), shape=shapes, v=finite)
+def test_int_index_hypothesis(data, shape, v):
+    x = data.draw(st.lists(finite, min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+    x = np.array(x, F32).reshape(shape)
+    i = data.draw(st.integers(-shape[0], shape[0] - 1))
+    _same(_INT_SRC, x, i, F32(v))
+
+
+@SETTINGS
+@given(data=st.data(), shape=shapes, t=st.floats(0, 50, allow_subnormal=False, width=32), v=finite)
+def test_mask_hypothesis(data, shape, t, v):
+    n = int(np.prod(shape))
+    x = np.array(data.draw(st.lists(finite, min_size=n, max_size=n)), F32).reshape(shape)
+    _same(_MASK_SRC.format(v=_lit(v)), x, F32(t))
+
+
+@SETTINGS
+@given(data=st.data(), shape=shapes, v=finite, boolean=st.booleans())
+def test_ambiguous_index_hypothesis(data, shape, v, boolean):
+    n = int(np.prod(shape))
+    x = np.array(data.draw(st.lists(finite, min_size=n, max_size=n)), F32).reshape(shape)
+    if boolean:
+        k = data.draw(st.integers(1, len(shape)))
+        mask_shape = shape[:k]
+        m = np.array(
+            data.draw(
+                st.lists(
+                    st.booleans(),
+                    min_size=int(np.prod(mask_shape)),
+                    max_size=int(np.prod(mask_shape)),
+                )
+            ),
+            bool,
+        ).reshape(mask_shape)
+    else:
+        # positions may repeat: NumPy's `x[[0, 0]] += v` adds once, and so must the conversion
+        m = np.array(
+            data.draw(st.lists(st.integers(-shape[0], shape[0] - 1), max_size=2 * shape[0])),
+            I32,
+        )
+    _same(_AMBIG_SRC.format(v=_lit(v)), x, m)
+
+
+@SETTINGS
+@given(
+    data=st.data(), shape=st.lists(st.integers(1, 4), min_size=2, max_size=3).map(tuple), v=finite
+)
+def test_leading_axis_mask_hypothesis(data, shape, v):
+    n = int(np.prod(shape))
+    x = np.array(data.draw(st.lists(finite, min_size=n, max_size=n)), F32).reshape(shape)
+    _same(_ROWMASK_SRC.format(v=_lit(v)), x)
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 8),
+    lo=st.integers(-8, 8) | st.none(),
+    hi=st.integers(-8, 8) | st.none(),
+    step=st.sampled_from([None, 1, 2, 3, -1, -2]),
+    v=finite,
+)
+def test_slice_hypothesis(n, lo, hi, step, v):
+    sl = ":".join("" if p is None else str(p) for p in (lo, hi, step))
+    src = HEADER + f"def f(x, v):\n    x[{sl}] = v\n    x[{sl}] += 1.0\n    return x\n"
+    check(src, "f", [((arange(n), F32(v)), {})], expect_codes=["AJ301", "AJ302"])
+
+
+# -- refusals: left as written, with a reason ---------------------------------------------------
+
+
+def _refused(body: str, code: str, line: int | None = None):
+    src = HEADER + body
+    c = convert(src)
+    got = [r for r in c.refusals if r.code == code]
+    assert got, (c.refusals, c.changes, c.text)
+    if line is not None:
+        assert got[0].location.line == line + HEADER.count("\n")
+    return c
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x):\n    y = x\n    x[0] = 1.0\n    return x + y\n",
+        "def f(x):\n    row = x[0]\n    x[0, 1] = 5.0\n    return x, row\n",
+        "def f(x):\n    y = x[1:]\n    y[0] = 9.0\n    return x\n",
+        "def f(x):\n    y = x.reshape(-1)\n    x[0] = 1.0\n    return y\n",
+        "def f(x):\n    t = x.T\n    x[0] = 1.0\n    return t\n",
+    ],
+)
+def test_alias_read_after_is_refused(body):
+    c = _refused(body, "AJ901", 3)
+    assert "at[" not in c.text.splitlines()[HEADER.count("\n") + 2]
+
+
+def test_alias_not_read_after_is_converted():
+    body = "def f(x):\n    y = x\n    z = y * 2\n    x[0] = 1.0\n    return x + z\n"
+    check(HEADER + body, "f", [((arange(3),), {})], expect_codes=["AJ301"])
+
+
+def test_explicit_copy_is_converted():
+    body = "def f(x):\n    old = x[0].copy()\n    x[0] = x[1]\n    x[1] = old\n    return x\n"
+    check(HEADER + body, "f", [((arange(3),), {}), ((arange(2, 2),), {})], expect_codes=["AJ301"])
+
+
+def test_only_mutating_the_argument_is_refused():
+    c = _refused("def f(x):\n    x[0] = 0.0\n", "AJ902", 2)
+    assert not c.changed
+
+
+def test_slice_then_index_is_refused():
+    c = _refused("def f(x, y):\n    x[1:][0] = y\n    return x\n", "AJ903", 2)
+    assert not c.changed
+
+
+def test_global_array_is_refused():
+    src = "table = jnp.zeros(3)\n\n\ndef f(i, v):\n    table[i] = v\n    return v\n"
+    c = _refused(src, "AJ904", 5)
+    assert not c.changed
+
+
+def test_mask_with_array_value_is_refused():
+    c = _refused("def f(x, v):\n    x[x > 0] = v\n    return x\n", "AJ905", 2)
+    assert not c.changed
+
+
+def test_numpy_buffer_with_traced_value_is_refused():
+    src = (
+        "import numpy as np\n\n\ndef f(x):\n    b = np.zeros(3)\n    b[0] = x.sum()\n    return b\n"
+    )
+    c = _refused(src, "AJ906", 6)
+    assert not c.changed
+
+
+def test_numpy_buffer_with_static_values_is_left_alone():
+    src = HEADER + (
+        "import numpy as np\n\n\ndef f(x):\n    b = np.zeros(3, dtype=np.float32)\n"
+        "    b[1] = 2.0\n    return x + jnp.asarray(b)\n"
+    )
+    c = check(src, "f", [((arange(3),), {})])
+    assert not c.changed and not c.refusals
+
+
+def test_several_targets_are_refused():
+    c = _refused("def f(x):\n    x[0], x[1] = x[1], x[0]\n    return x\n", "AJ907", 2)
+    assert not c.changed
+
+
+def test_lists_and_dicts_are_untouched():
+    body = (
+        "def f(x):\n    acc = [0.0, 0.0]\n    acc[0] = x[0]\n    acc[1] += 1.0\n"
+        "    d = {}\n    d['k'] = x * 2\n    return acc[0] + acc[1], d\n"
+    )
+    c = check(HEADER + body, "f", [((arange(3),), {})])
+    assert not c.changed and not c.refusals
+
+
+def test_noqa_and_ignore_leave_the_statement():
+    body = "def f(x):\n    x[0] = 1.0  # noqa: AJ301\n    x[1] = 2.0\n    return x\n"
+    c = convert(HEADER + body)
+    assert "x[0] = 1.0  # noqa: AJ301" in c.text and "x = x.at[1].set(2.0)" in c.text
+    c = convert(HEADER + body, ignore=["AJ3"])
+    assert not c.changed

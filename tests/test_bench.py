@@ -556,3 +556,36 @@ def test_readme_table_script(tmp_path):
     assert fill_row[3].strip() == "`TypeError`" and fill_row[-2].strip() == "ok"
     assert fill_row[7].strip().endswith("x")  # converted / reference ratio
     assert "skipped" in out.stderr and "nothing.py" in out.stderr
+
+
+def test_decorated_functions_are_benched_as_written(tmp_path):
+    path = tmp_path / "bench_decorated_mod.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import jax
+            import jax.numpy as jnp
+
+            import autojit
+
+
+            @autojit.convert
+            def put(x, i, y):
+                x[i] = y
+                return jnp.sin(x)
+
+
+            @jax.jit
+            def double(x):
+                return x * 2
+            """
+        )
+    )
+    r = _cli([f"{path}::put", "x=f32[10]", "i=2", "y=1.0", "--repeat", "1", "--json"])
+    assert r.exit_code == 0, r.stderr
+    run = json.loads(r.stdout)["runs"][0]
+    # the eager original is the undecorated function: plain jit of it fails as it would
+    assert run["original"]["jit"]["error"]["type"] == "TypeError" and run["status"] == "ok"
+    r = _cli([f"{path}::double", "x=f32[10]", "--repeat", "1", "--json"])
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["runs"][0]["original"]["jit"]["ok"] is True

@@ -13,6 +13,7 @@ import ast
 import importlib.util
 import inspect
 import itertools
+import linecache
 import os
 import sys
 import textwrap
@@ -97,7 +98,10 @@ def exec_text(text: str, path: str, suffix: str = "autojit") -> types.ModuleType
     module = types.ModuleType(modname)
     module.__file__ = path
     sys.modules[modname] = module
-    code = compile(text, f"{path} (converted by autojit)", "exec")
+    filename = f"{path} (converted by autojit)"
+    # the converted text is this module's source: tracebacks and inspect.getsource read it
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    code = compile(text, filename, "exec")
     with _with_path(os.path.dirname(path)):
         try:
             exec(code, module.__dict__)
@@ -114,8 +118,11 @@ def get_attr_path(obj: Any, dotted: str) -> Any:
 
 
 def unwrap_jit(fn: Any) -> Any:
-    """The Python function under ``jax.jit`` (and similar JAX wrappers), so it can run eagerly
-    and be jitted again by bench; other wrappers are kept."""
+    """The Python function under ``jax.jit`` (and similar JAX wrappers) or ``@autojit.convert``,
+    so it can run eagerly and be jitted again by bench; other wrappers are kept."""
+    original = getattr(fn, "original", None)
+    if callable(original) and hasattr(fn, "conversion") and hasattr(fn, "source"):
+        fn = original  # an @autojit.convert result: the user's function as written
     seen = 0
     while hasattr(fn, "__wrapped__") and hasattr(fn, "lower") and seen < 10:
         fn = fn.__wrapped__

@@ -150,7 +150,9 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
             notes.append(
                 f"{label}plain jax.jit of the original compiles in {fmt_seconds(o.jit_stages.total)}"
             )
-        if c.error is not None:
+        if c.error is not None and not (
+            result.conversion_error is not None and c.error.stage == "convert"
+        ):
             f = c.error
             alarms.append(
                 f"{label}the converted function failed at {f.stage}: {f.type}: {f.first_line}"

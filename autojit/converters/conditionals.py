@@ -1,0 +1,1232 @@
+"""AJ1xx: value-dependent conditionals -> `jax.lax.cond`, `jax.lax.switch` and `jnp.where`.
+
+Under `jax.jit` a Python `if` on a traced value raises `ConcretizationTypeError`. Each `if` whose
+condition the analysis classifies as traced is rewritten; the rest stay Python:
+
+- AJ100 a static condition (shapes, dtypes, `is None`, static arguments, constants) is kept as a
+  Python `if` and reported; the static prefix of `S and T` / `S or T` stays a Python `if` too.
+- AJ101 `if`/`else` -> named branch functions and `jax.lax.cond`. Branch outputs are the names
+  assigned in a branch and read after the `if` (a name assigned in one branch only passes through
+  the other). Outputs of different types (Python `0` against a float array) are promoted to the
+  type eager Python would give after promotion.
+- AJ102 an `if` whose branches only assign (or return) cheap elementwise values of the same shape
+  -> `jnp.where` (measured: `benchmarks/conditionals.py`).
+- AJ103 an `if`/`elif` chain comparing one integer with constants -> `jax.lax.switch`.
+- AJ104 `a if c else b` -> `jnp.where` or `jax.lax.cond`.
+- AJ105 `and`, `or`, `not` and chained comparisons on traced values -> `jnp.logical_*` (boolean
+  operands) or `jnp.where` (Python's "returns an operand" meaning).
+- AJ106 `print` of traced values -> `jax.debug.print`.
+- AJ107 `return` under a traced condition -> one exit (see :mod:`.normalize`).
+
+Refused (AJ91x): a name defined in one branch only and read after (AJ910), `raise`/`assert` under
+a traced condition (AJ911), side effects that would run on both paths (AJ912), a condition the
+analysis cannot classify (AJ913, kept as Python), `break`/`continue`/`yield`/`try` in a branch
+(AJ914), a `return` that cannot be brought to one exit (AJ915).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
+from ..analysis.activity import expr_activity
+from ..render import _unparse, replace_statements
+from ..templates import copy_expr, name, replace, replace_expr
+from .base import Context
+from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
+
+CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
+REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915")
+
+# jax.numpy functions that are cheap and elementwise: a branch made only of these (and
+# arithmetic) costs about as much as the select itself, so both branches are computed and
+# selected with jnp.where (see benchmarks/conditionals.py for the measurement behind the rule)
+_ELEMENTWISE = frozenset(
+    """abs absolute negative positive sign square sqrt cbrt exp exp2 expm1 log log1p log2 log10
+    sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh floor ceil
+    round rint trunc fix maximum minimum fmax fmin clip where add subtract multiply divide
+    true_divide floor_divide mod remainder power float_power reciprocal logical_and logical_or
+    logical_not logical_xor isnan isinf isfinite greater less equal not_equal greater_equal
+    less_equal asarray float32 float16 bfloat16 int32 int8 int16 uint8 uint32 bool_ heaviside
+    hypot copysign deg2rad rad2deg radians degrees""".split()
+)
+_BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"})
+
+# methods and calls that only have effects (no useful result): allowed in a branch
+_PURE_STATEMENT_CALLS = ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint")
+
+
+@dataclass
+class _Plan:
+    """What one traced `if` turns into."""
+
+    outs: list[str] = field(default_factory=list)
+    operands: list[str] = field(default_factory=list)
+
+
+class _Refused(Exception):
+    def __init__(self, code: str, node, reason: str) -> None:
+        super().__init__(reason)
+        self.code, self.node, self.reason = code, node, reason
+
+
+def convert(ctx: Context) -> None:
+    _Conditionals(ctx).run()
+
+
+class _Conditionals:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.an: FunctionAnalysis = ctx.analysis
+        self.end_env: dict[int, tuple[dict, dict]] = {}
+        self.switch_inner: set[int] = set()
+        # generated statements -> the original statement whose analysis they share
+        self.stand_in: dict[int, object] = {}
+        # generated `y = jnp.where(...)` statements -> the shape key of their value
+        self.shape_hint: dict[int, str] = {}
+
+    # -- driver ----------------------------------------------------------------------------
+    def run(self) -> None:
+        if self._normalise_returns():
+            self.an = FunctionAnalysis(
+                self.ctx.fn, self.ctx.scope, self.an.static_params, self.an.values.enclosing
+            )
+            self.ctx.analysis = self.an
+        ifs = list(_ifs_post_order(self.ctx.fn.body))
+        for s, _block in ifs:
+            self.end_env[id(s)] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
+        self._rewrite_expressions()
+        self._find_switch_chains(ifs)
+        for s, block in ifs:
+            if id(s) in self.switch_inner:
+                continue
+            try:
+                self._convert_if(s, block)
+            except _Refused as r:
+                self.ctx.refuse(r.code, r.node, r.reason)
+
+    def _branch_env(self, s, block) -> dict:
+        if block:
+            return self.an.values.env_after.get(id(block[-1]), {})
+        return self.an.env_before(s)
+
+    # -- values ------------------------------------------------------------------------------
+    def value(self, expr, stmt) -> Value:
+        return self.an.value(expr, self.stand_in.get(id(stmt), stmt))
+
+    @property
+    def jnp(self) -> str:
+        return self.ctx.names.jnp
+
+    @property
+    def lax(self) -> str:
+        return self.ctx.names.lax
+
+    @property
+    def jax(self) -> str:
+        return self.ctx.names.jax
+
+    def _src(self, node) -> str:
+        if getattr(node, "_aj_orig", False) and hasattr(node, "lineno"):
+            return self.ctx.source.text(node).strip()
+        return _unparse(node)
+
+    # -- returns -----------------------------------------------------------------------------
+    def _normalise_returns(self) -> bool:
+        an = self.an
+
+        def traced_if_with_return(s) -> bool:
+            if not isinstance(s, gast.If) or not has_return([s]):
+                return False
+            if self._test_kind(s) is Kind.TRACED:
+                return True
+            return any(traced_if_with_return(x) for x in s.body + s.orelse)
+
+        failed: list = []
+
+        def fail(node, reason: str) -> None:
+            failed.append(node)
+            self.ctx.refuse("AJ915", node, reason)
+
+        if not any(traced_if_with_return(s) for s in _all_ifs(self.ctx.fn.body)):
+            return False
+        if not self.ctx.allowed("AJ107", self.ctx.fn):
+            return False
+        del an
+        changed = lift_returns(self.ctx.fn.body, traced_if_with_return, fail)
+        if changed:
+            refresh_changed_ifs(self.ctx.fn.body)
+            self.ctx.change(
+                "AJ107",
+                self.ctx.fn,
+                "`return` under a traced condition: the code after it moved into the path "
+                "that does not return, so the function has one exit per branch",
+            )
+        return changed
+
+    # -- test classification -----------------------------------------------------------------
+    def _test_kind(self, s) -> Kind:
+        v = self.value(s.test, s)
+        if v.kind is Kind.NUMPY:
+            return Kind.STATIC
+        if v.kind in (Kind.TRACED, Kind.STATIC):
+            return v.kind
+        # `x and y` joins to UNKNOWN when one part is static and one traced
+        if isinstance(s.test, gast.BoolOp):
+            kinds = {self.value(p, s).kind for p in s.test.values}
+            if Kind.TRACED in kinds:
+                return Kind.TRACED
+        return Kind.UNKNOWN
+
+    def _split_test(self, s):
+        """(static prefix or None, 'and'/'or', traced rest) of a condition."""
+        t = s.test
+        if isinstance(t, gast.BoolOp):
+            vals = t.values
+            k = 0
+            while k < len(vals) and self.value(vals[k], s).static:
+                k += 1
+            if 0 < k < len(vals):
+                op = "and" if isinstance(t.op, gast.And) else "or"
+                prefix = vals[0] if k == 1 else gast.BoolOp(op=t.op, values=vals[:k])
+                rest = vals[k] if k == len(vals) - 1 else gast.BoolOp(op=t.op, values=vals[k:])
+                return prefix, op, rest
+        return None, None, t
+
+    # -- predicates (truth value of a traced test) ---------------------------------------------
+    def pred(self, node, stmt):
+        """An expression whose value is the truth of ``node`` (traced), without Python's bool()."""
+        v = self.value(node, stmt)
+        if not v.traced and not isinstance(node, gast.BoolOp):
+            return node
+        jnp = self.jnp
+        if isinstance(node, gast.BoolOp):
+            fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
+            parts = [self.pred(p, stmt) for p in node.values]
+            out = parts[-1]
+            for p in reversed(parts[:-1]):
+                out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
+            return out
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            return replace_expr(f"{jnp}.logical_not(A)", A=self.pred(node.operand, stmt))
+        if isinstance(node, gast.Compare) and len(node.ops) > 1:
+            return self.chained(node)
+        return node
+
+    def chained(self, node):
+        jnp = self.jnp
+        operands = [node.left] + list(node.comparators)
+        parts = []
+        for i, op in enumerate(node.ops):
+            left = operands[i] if i == 0 else copy_expr(operands[i])
+            parts.append(gast.Compare(left=left, ops=[op], comparators=[operands[i + 1]]))
+        out = parts[-1]
+        for p in reversed(parts[:-1]):
+            out = replace_expr(f"{jnp}.logical_and(A, B)", A=p, B=out)
+        return out
+
+    # -- expression rewrites (AJ104, AJ105, AJ106) ----------------------------------------
+    def _rewrite_expressions(self) -> None:
+        for s, block in list(_simple_statements(self.ctx.fn.body)):
+            if _is_print(s) and self.ctx.allowed("AJ106", s):
+                self._print(s, block)
+                continue
+            rw = _ExprRewriter(self, s)
+            for fname, val in gast.iter_fields(s):
+                if fname in ("body", "orelse", "finalbody", "handlers"):
+                    continue
+                if isinstance(s, (gast.If, gast.While)) and fname == "test":
+                    continue
+                if isinstance(val, gast.expr):
+                    setattr(s, fname, rw.visit(val))
+                elif isinstance(val, list) and val and isinstance(val[0], gast.expr):
+                    setattr(s, fname, [rw.visit(x) for x in val])
+
+    def _print(self, s, block) -> None:
+        call = s.value
+        if not any(self.value(a, s).traced for a in call.args):
+            return
+        sep = " "
+        for kw in call.keywords:
+            if kw.arg == "sep" and isinstance(kw.value, gast.Constant):
+                sep = kw.value.value
+            elif kw.arg == "end" and isinstance(kw.value, gast.Constant) and kw.value.value == "\n":
+                pass
+            else:
+                return  # file=, flush=, a custom end: leave it
+        fmt_parts: list[str] = []
+        args: list = []
+        for a in call.args:
+            if isinstance(a, gast.Constant) and isinstance(a.value, str):
+                fmt_parts.append(_escape(a.value))
+            elif isinstance(a, gast.JoinedStr):
+                piece = ""
+                for v in a.values:
+                    if isinstance(v, gast.Constant):
+                        piece += _escape(str(v.value))
+                    elif isinstance(v, gast.FormattedValue):
+                        if v.conversion not in (-1, None):
+                            return
+                        spec = ""
+                        if v.format_spec is not None:
+                            if not all(isinstance(p, gast.Constant) for p in v.format_spec.values):
+                                return
+                            spec = ":" + "".join(str(p.value) for p in v.format_spec.values)
+                        piece += "{" + spec + "}"
+                        args.append(v.value)
+                    else:
+                        return
+                fmt_parts.append(piece)
+            elif isinstance(a, gast.Starred):
+                return
+            else:
+                fmt_parts.append("{}")
+                args.append(a)
+        fmt = sep.join(fmt_parts)
+        new = gast.Expr(
+            value=gast.Call(
+                func=replace_expr(f"{self.jax}.debug.print"),
+                args=[gast.Constant(value=fmt, kind=None)] + args,
+                keywords=[],
+            )
+        )
+        replace_statements(block, [s], [new])
+        self.ctx.change(
+            "AJ106",
+            s,
+            "`print` of a traced value -> `jax.debug.print` (a Python print would show a tracer "
+            "once, at trace time)",
+        )
+
+    # -- switch chains (AJ103) -------------------------------------------------------------
+    def _find_switch_chains(self, ifs) -> None:
+        self.switch_of: dict[int, tuple] = {}
+        for s, _block in ifs:
+            chain = self._switch_chain(s)
+            if chain is not None:
+                self.switch_of[id(s)] = chain
+                for inner in chain[2][1:]:
+                    self.switch_inner.add(id(inner))
+        # an inner if of a chain that is itself a chain head: only the outermost wins
+        for key in list(self.switch_of):
+            if key in self.switch_inner:
+                del self.switch_of[key]
+
+    def _switch_chain(self, s):
+        """(selector, constants, [if nodes], [branch blocks]) for `if k == 0: .. elif k == 1: ..`."""
+        if not self.ctx.allowed("AJ103", s):
+            return None
+        selector = None
+        consts: list[int] = []
+        nodes = []
+        branches = []
+        cur = s
+        while True:
+            t = cur.test
+            if not (
+                isinstance(t, gast.Compare)
+                and len(t.ops) == 1
+                and isinstance(t.ops[0], gast.Eq)
+                and isinstance(t.comparators[0], gast.Constant)
+                and type(t.comparators[0].value) is int
+            ):
+                return None
+            key = gast.dump(t.left)
+            if selector is None:
+                selector = t.left
+                if not self.value(t.left, cur).traced:
+                    return None
+            elif key != gast.dump(selector):
+                return None
+            c = t.comparators[0].value
+            if c in consts:
+                return None
+            consts.append(c)
+            nodes.append(cur)
+            branches.append(cur.body)
+            if len(cur.orelse) == 1 and isinstance(cur.orelse[0], gast.If):
+                nxt = cur.orelse[0]
+                t2 = nxt.test
+                if (
+                    isinstance(t2, gast.Compare)
+                    and len(t2.ops) == 1
+                    and gast.dump(t2.left) == key
+                    and isinstance(t2.ops[0], gast.Eq)
+                ):
+                    cur = nxt
+                    continue
+            branches.append(cur.orelse)
+            break
+        if len(consts) < 2:
+            return None
+        return selector, consts, nodes, branches
+
+    # -- the if statement ----------------------------------------------------------------
+    def _convert_if(self, s, block) -> None:
+        kind = self._test_kind(s)
+        if kind is Kind.STATIC:
+            self.ctx.change(
+                "AJ100",
+                s.test,
+                f"condition `{self._src(s.test)}` is known when jax traces: kept as a Python `if`",
+            )
+            return
+        if kind is Kind.UNKNOWN:
+            if _holds_traced_work(self, s):
+                self.ctx.refuse(
+                    "AJ913",
+                    s.test,
+                    f"cannot tell whether `{self._src(s.test)}` is a traced value or a Python "
+                    f"value; kept as a Python `if` (if it is traced, rewrite it with "
+                    f"{self.lax}.cond)",
+                )
+            return
+        if not self.ctx.allowed("AJ101", s):
+            return
+        self._check_branches(s)
+        returning = has_return(s.body) or has_return(s.orelse)
+        if returning and not (always_returns(s.body) and always_returns(s.orelse)):
+            raise _Refused(
+                "AJ915",
+                s,
+                "this `if` returns a value on some paths and falls through on others; under "
+                "jit both paths must produce the same kind of result: add the missing `return`",
+            )
+        chain = self.switch_of.get(id(s))
+        if chain is not None and not returning:
+            if self._switch(s, block, chain):
+                return
+        prefix, op, rest = self._split_test(s)
+        if prefix is not None:
+            self.ctx.change(
+                "AJ100",
+                prefix,
+                f"`{self._src(prefix)}` is known when jax traces: kept as a Python `if`",
+            )
+        if returning:
+            self._returning_if(s, block, prefix, op, rest)
+        else:
+            self._assigning_if(s, block, prefix, op, rest)
+
+    def _check_branches(self, s) -> None:
+        for stmt in _walk(s.body + s.orelse):
+            if isinstance(stmt, (gast.Raise, gast.Assert)):
+                raise _Refused(
+                    "AJ911",
+                    stmt,
+                    f"`{type(stmt).__name__.lower()}` under the traced condition "
+                    f"`{self._src(s.test)}`: jit traces both branches, so it would always run "
+                    f"(or never be checked); use jax.experimental.checkify or return a flag",
+                )
+            if isinstance(stmt, (gast.Break, gast.Continue)):
+                raise _Refused(
+                    "AJ914",
+                    stmt,
+                    f"`{type(stmt).__name__.lower()}` under the traced condition "
+                    f"`{self._src(s.test)}` inside a loop that stays Python",
+                )
+            if isinstance(stmt, (gast.Try, gast.With, gast.AsyncWith)) or type(stmt).__name__ in (
+                "TryStar",
+            ):
+                raise _Refused(
+                    "AJ914",
+                    stmt,
+                    f"`{type(stmt).__name__.lower()}` inside a branch of a traced condition",
+                )
+            if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+                raise _Refused(
+                    "AJ912",
+                    stmt,
+                    f"`{type(stmt).__name__.lower()}` under a traced condition: the branch "
+                    f"functions would change the outer name on both paths at trace time",
+                )
+            if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in _own(stmt)):
+                raise _Refused("AJ914", stmt, "`yield`/`await` under a traced condition")
+            self._check_effects(s, stmt)
+
+    def _check_effects(self, s, stmt) -> None:
+        an = self.an
+        locals_ = an.values.locals
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            for t in targets:
+                for sub in gast.walk(t):
+                    if isinstance(sub, (gast.Subscript, gast.Attribute)) and isinstance(
+                        sub.ctx, gast.Store
+                    ):
+                        base = _base(sub)
+                        v = self.value(base, stmt) if base is not None else None
+                        if v is None or not v.traced or base.id not in locals_:
+                            raise _Refused(
+                                "AJ912",
+                                stmt,
+                                f"`{self._src(t)} = ...` under the traced condition "
+                                f"`{self._src(s.test)}` changes an object in place; jit runs "
+                                f"both branches while tracing, so the change would always "
+                                f"happen: compute the new value and assign it to a name",
+                            )
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            call = stmt.value
+            fname = dotted_name(call.func) or ""
+            qual = self.ctx.scope.qualified(fname) or fname
+            if any(qual.startswith(p) for p in _PURE_STATEMENT_CALLS) or fname == "print":
+                return
+            base = _base(call.func) if isinstance(call.func, gast.Attribute) else None
+            what = (
+                f"`{self._src(call)}` changes `{base.id}`"
+                if base is not None
+                else f"`{self._src(call)}` is called for its effect"
+            )
+            raise _Refused(
+                "AJ912",
+                stmt,
+                f"{what} under the traced condition `{self._src(s.test)}`; jit traces both "
+                f"branches, so the effect would happen on both paths, once, at trace time",
+            )
+
+    # -- outputs and operands --------------------------------------------------------------
+    def _plan(self, s, branches: list[list]) -> _Plan:
+        an = self.an
+        live = an.live_out(s)
+        defined = an.defined_before(s)
+        acts = [an.activity.of_block(b) for b in branches]
+        writes_order: list[str] = []
+        for b in branches:
+            for n in _names_in_order(b, store=True):
+                if n not in writes_order:
+                    writes_order.append(n)
+        outs = [n for n in writes_order if n in live and any(n in a.writes for a in acts)]
+        for n in outs:
+            for b in branches:
+                if n in _surely_assigned(b) or n in defined:
+                    continue
+                raise _Refused(
+                    "AJ910",
+                    s,
+                    f"`{n}` is assigned on some paths through `if {self._src(s.test)}:` only "
+                    f"and is read after it; under jit every branch must produce it: assign "
+                    f"`{n}` a value before the `if`",
+                )
+        reads: list[str] = []
+        for b in branches:
+            for n in _names_in_order(b, store=False):
+                if n not in reads:
+                    reads.append(n)
+        for n in outs:
+            if n not in reads:
+                reads.append(n)
+        written = set().union(*(a.writes for a in acts))
+        operands = []
+        for n in reads:
+            if n not in defined:
+                continue
+            v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
+            if v.traced or n in written:
+                operands.append(n)
+        return _Plan(outs, operands)
+
+    # -- jnp.where eligibility -------------------------------------------------------------
+    def _cheap(self, node) -> bool:
+        if isinstance(node, (gast.Constant, gast.Name)):
+            return True
+        if isinstance(node, gast.Attribute):
+            return node.attr in ("T", "real", "imag") and self._cheap(node.value)
+        if isinstance(node, gast.BinOp):
+            return not isinstance(node.op, gast.MatMult) and all(
+                self._cheap(x) for x in (node.left, node.right)
+            )
+        if isinstance(node, gast.UnaryOp):
+            return self._cheap(node.operand)
+        if isinstance(node, gast.Compare):
+            return all(self._cheap(x) for x in [node.left] + node.comparators)
+        if isinstance(node, gast.BoolOp):
+            return all(self._cheap(x) for x in node.values)
+        if isinstance(node, gast.Call) and not node.keywords:
+            fname = dotted_name(node.func) or ""
+            qual = self.ctx.scope.qualified(fname) or fname
+            ok = (qual.startswith("jax.numpy.") and qual.rsplit(".", 1)[1] in _ELEMENTWISE) or (
+                fname in _BUILTIN_CHEAP
+            )
+            if isinstance(node.func, gast.Attribute) and node.func.attr == "astype":
+                ok = self._cheap(node.func.value)
+            return ok and all(self._cheap(a) for a in node.args)
+        return False
+
+    def _shape_key(self, node, stmt) -> str | None:
+        if isinstance(node, gast.Constant) and type(node.value) in (int, float, bool):
+            return "<python scalar>"
+        if id(stmt) in self.shape_hint and getattr(stmt, "value", None) is node:
+            return self.shape_hint[id(stmt)]
+        v = self.value(node, stmt)
+        if v.scalar is True:
+            return "<scalar>"
+        if isinstance(node, gast.Name):
+            return v.shape_of or node.id
+        return v.shape_of
+
+    def _same_shape(self, a, sa, b, sb) -> bool:
+        ka, kb = self._shape_key(a, sa), self._shape_key(b, sb)
+        if ka is None or kb is None:
+            return False
+        scalars = {"<python scalar>", "<scalar>"}
+        if ka in scalars and kb in scalars:
+            return True
+        return ka == kb and ka not in scalars
+
+    def _where_values(self, s, branches, outs):
+        """For each output, its (expr, stmt) in each branch, or None when not eligible."""
+        if not self.ctx.allowed("AJ102", s):
+            return None
+        out = {n: [] for n in outs}
+        for b in branches:
+            seen: set[str] = set()
+            for st in b:
+                if not (
+                    isinstance(st, gast.Assign)
+                    and len(st.targets) == 1
+                    and isinstance(st.targets[0], gast.Name)
+                ):
+                    return None
+                n = st.targets[0].id
+                if n not in out or n in seen:
+                    return None
+                if expr_activity(st.value).reads & seen:
+                    return None
+                if not self._cheap(st.value):
+                    return None
+                seen.add(n)
+                out[n].append((st.value, st))
+            for n in outs:
+                if n not in seen:
+                    out[n].append((name(n), s))
+        for _n, vals in out.items():
+            (a, sa), (b, sb) = vals
+            if not self._same_shape(a, sa, b, sb):
+                return None
+        return out
+
+    # -- assigning if -> cond / where ------------------------------------------------------
+    def _assigning_if(self, s, block, prefix, op, rest) -> None:
+        branches = [s.body, s.orelse]
+        plan = self._plan(s, branches)
+        pred = self.pred(rest, s)
+        where = None if prefix is not None else self._where_values(s, branches, plan.outs)
+        if where is not None and plan.outs:
+            jnp = self.jnp
+            stmts = []
+            test = pred
+            if len(plan.outs) > 1 and not isinstance(pred, gast.Name):
+                p = self.ctx.fresh("pred")
+                stmts += replace("P = TEST", P=p, TEST=pred)
+                test = name(p)
+            for i, n in enumerate(plan.outs):
+                (a, sa), (b, sb) = where[n]
+                new = replace(
+                    f"N = {jnp}.where(TEST, A, B)",
+                    N=n,
+                    TEST=test if i == 0 or not isinstance(test, gast.AST) else copy_expr(test),
+                    A=a,
+                    B=b,
+                )
+                ka, kb = self._shape_key(a, sa), self._shape_key(b, sb)
+                hint = ka if ka not in (None, "<python scalar>") else kb
+                if hint is not None:
+                    self.shape_hint[id(new[0])] = hint
+                stmts += new
+            for st in stmts:
+                self.stand_in[id(st)] = self.stand_in.get(id(s), s)
+            replace_statements(block, [s], stmts)
+            self.ctx.change(
+                "AJ102",
+                s,
+                f"`if {self._src(s.test)}:` on a traced value, both branches cheap and "
+                f"elementwise -> `{jnp}.where` for {', '.join(f'`{n}`' for n in plan.outs)}",
+            )
+            return
+        then_name, else_name = self.ctx.fresh("_then"), self.ctx.fresh("_else")
+        ops = plan.operands
+        then_fn = self._branch_fn(then_name, ops, s.body, plan.outs)
+        else_fn = self._branch_fn(else_name, ops, s.orelse, plan.outs)
+        rets = [then_fn.body[-1], else_fn.body[-1]]
+        before = [gast.dump(r) for r in rets]
+        self._promote_outs(s, plan, [then_fn, else_fn], [then_name, else_name])
+        direct_body = self._direct_body(s, op, rets, before)
+        for fn in (then_fn, else_fn):
+            _return_last_value(fn, plan.outs, self.ctx.source)
+        stmts = [then_fn, else_fn]
+        stmts += self._dispatch(
+            s, plan.outs, then_name, else_name, ops, pred, prefix, op, False, direct_body
+        )
+        replace_statements(block, [s], stmts)
+        outs = ", ".join(f"`{n}`" for n in plan.outs) or "nothing"
+        self.ctx.change(
+            "AJ101",
+            s,
+            f"`if {self._src(s.test)}:` on a traced value -> `{self.lax}.cond` with branch "
+            f"functions `{then_name}`/`{else_name}` (outputs: {outs})",
+        )
+
+    def _branch_fn(self, fname: str, ops: list[str], body: list, outs: list[str] | None):
+        stmts = list(body)
+        if outs is not None:
+            if len(outs) == 1:
+                stmts += replace("return X", X=outs[0])
+            elif outs:
+                stmts += replace(
+                    "return X", X=gast.Tuple(elts=[name(n) for n in outs], ctx=gast.Load())
+                )
+            else:
+                stmts += replace("return None")
+        fn = replace("def F(ARGS):\n    pass", F=fname)[0]
+        fn.args.args = [
+            gast.Name(id=o, ctx=gast.Param(), annotation=None, type_comment=None) for o in ops
+        ]
+        fn.body = stmts
+        return fn
+
+    def _direct_body(self, s, op, rets, before):
+        """Under a static prefix, the path that skips lax.cond runs its branch as written when
+        the branch function was given a type promotion (which traces the other branch)."""
+        if op is None:
+            return None
+        k = 0 if op == "or" else 1
+        if gast.dump(rets[k]) == before[k]:
+            return None
+        from .normalize import _copy_stmt
+
+        block = s.body if k == 0 else s.orelse
+        fn_body = [_copy_stmt(x) for x in block]
+        return fn_body
+
+    def _dispatch(
+        self, s, outs, then_name, else_name, ops, pred, prefix, op, returning, direct_body=None
+    ):
+        """The statements that call the branch functions: lax.cond, under a static prefix."""
+        lax = self.lax
+        args = ", ".join(ops)
+        call = f"{lax}.cond(PRED, {then_name}, {else_name}{', ' if ops else ''}{args})"
+
+        def bind(expr_text: str, **kw):
+            if returning:
+                return replace(f"return {expr_text}", **kw)
+            if not outs:
+                return replace(expr_text, **kw)
+            target = outs[0] if len(outs) == 1 else ", ".join(outs)
+            return replace(f"{target} = {expr_text}", **kw)
+
+        cond_stmts = bind(call, PRED=pred)
+        if prefix is None:
+            return cond_stmts
+        direct = then_name if op == "or" else else_name
+        direct_stmts = bind(f"{direct}({args})") if direct_body is None else direct_body
+        if op == "and":
+            new_if = gast.If(test=prefix, body=cond_stmts, orelse=direct_stmts)
+        else:
+            new_if = gast.If(test=prefix, body=direct_stmts, orelse=cond_stmts)
+        return [new_if]
+
+    # -- type agreement ----------------------------------------------------------------------
+    def _out_values(self, s, i: int, n: str) -> Value:
+        env = self.end_env.get(id(s), ({}, {}))[i]
+        return env.get(n, Value(Kind.UNKNOWN))
+
+    def _promote_outs(self, s, plan: _Plan, fns, names_) -> None:
+        """Make the outputs of both branches the same type: a Python number on one side and
+        an array on the other is promoted as eager arithmetic would promote them."""
+        if not plan.outs:
+            return
+        rets = [fn.body[-1] for fn in fns]
+        for k, n in enumerate(plan.outs):
+            vals = [self._out_values(s, i, n) for i in range(2)]
+            exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
+            for i in range(2):
+                j = 1 - i
+                if vals[i].static and vals[j].kind in (Kind.TRACED, Kind.UNKNOWN):
+                    self._promote_static_side(
+                        rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
+                    )
+
+    def _final_expr(self, block, n: str):
+        for st in reversed(block):
+            if isinstance(st, gast.Assign) and any(
+                isinstance(t, gast.Name) and t.id == n for t in st.targets
+            ):
+                return st.value
+            if n in self.an.activity.of(st).writes:
+                return None
+        return None
+
+    def _promote_static_side(self, rets, k, nouts, i, j, n, static_expr, other, names_, plan):
+        jnp, jax = self.jnp, self.jax
+
+        def slot(ret, new):
+            if nouts == 1:
+                ret.value = new
+            else:
+                ret.value.elts[k] = new
+
+        # the traced side: a Python float literal upcasts an integer array
+        if (
+            isinstance(static_expr, gast.Constant)
+            and isinstance(static_expr.value, float)
+            and other.dtype != "float"
+        ):
+            lit = gast.Constant(value=static_expr.value, kind=None)
+            slot(rets[j], replace_expr(f"{jnp}.asarray(N, {jnp}.result_type(N, L))", N=n, L=lit))
+        ops = ", ".join(plan.operands)
+        other_fn = names_[j]
+        index = f"[{k}]" if nouts > 1 else ""
+        slot(
+            rets[i],
+            replace_expr(
+                f"{jnp}.asarray(N, {jnp}.result_type({jax}.eval_shape({other_fn}"
+                f"{', ' if ops else ''}{ops}){index}.dtype, N))",
+                N=n,
+            ),
+        )
+
+    # -- returning if -> return cond(...) / return where(...) ---------------------------------
+    def _returning_if(self, s, block, prefix, op, rest) -> None:
+        pred = self.pred(rest, s)
+        if (
+            prefix is None
+            and len(s.body) == 1
+            and len(s.orelse) == 1
+            and isinstance(s.body[0], gast.Return)
+            and isinstance(s.orelse[0], gast.Return)
+            and s.body[0].value is not None
+            and s.orelse[0].value is not None
+            and self.ctx.allowed("AJ102", s)
+        ):
+            a, b = s.body[0].value, s.orelse[0].value
+            if self._cheap(a) and self._cheap(b) and self._same_shape(a, s.body[0], b, s.orelse[0]):
+                new = replace(f"return {self.jnp}.where(TEST, A, B)", TEST=pred, A=a, B=b)
+                replace_statements(block, [s], new)
+                self.ctx.change(
+                    "AJ102",
+                    s,
+                    f"`if {self._src(s.test)}: return ...` on a traced value, both results "
+                    f"cheap and elementwise -> `return {self.jnp}.where(...)`",
+                )
+                return
+        plan = self._plan_returning(s)
+        then_name, else_name = self.ctx.fresh("_then"), self.ctx.fresh("_else")
+        ops = plan.operands
+        then_fn = self._branch_fn(then_name, ops, s.body, None)
+        else_fn = self._branch_fn(else_name, ops, s.orelse, None)
+        self._promote_returns(s, [then_fn, else_fn], [then_name, else_name], ops)
+        stmts = [then_fn, else_fn]
+        stmts += self._dispatch(s, [], then_name, else_name, ops, pred, prefix, op, True)
+        replace_statements(block, [s], stmts)
+        self.ctx.change(
+            "AJ101",
+            s,
+            f"`if {self._src(s.test)}:` on a traced value, returning in both branches -> "
+            f"`return {self.lax}.cond(...)` with branch functions `{then_name}`/`{else_name}`",
+        )
+
+    def _plan_returning(self, s) -> _Plan:
+        an = self.an
+        defined = an.defined_before(s)
+        reads: list[str] = []
+        for n in _names_in_order(s.body + s.orelse, store=False):
+            if n not in reads:
+                reads.append(n)
+        written = an.activity.of_block(s.body + s.orelse).writes
+        ops = []
+        for n in reads:
+            if n not in defined:
+                continue
+            v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
+            if v.traced or n in written:
+                ops.append(n)
+        return _Plan([], ops)
+
+    def _promote_returns(self, s, fns, names_, ops) -> None:
+        rets = [[r for r in _walk(b) if isinstance(r, gast.Return)] for b in (s.body, s.orelse)]
+        kinds = []
+        for side in rets:
+            ks = []
+            for r in side:
+                v = self.value(r.value, r) if r.value is not None else Value(Kind.STATIC)
+                ks.append(v)
+            kinds.append(ks)
+        jnp, jax = self.jnp, self.jax
+        args = ", ".join(ops)
+        for i in range(2):
+            j = 1 - i
+            if not any(v.kind in (Kind.TRACED, Kind.UNKNOWN) for v in kinds[j]):
+                continue
+            for r, v in zip(rets[i], kinds[i], strict=True):
+                if r.value is None or not v.static or isinstance(r.value, gast.Tuple):
+                    continue
+                if not (isinstance(r.value, gast.Constant) or v.dtype in ("int", "float", "bool")):
+                    continue
+                lit = r.value
+                if isinstance(lit, gast.Constant) and isinstance(lit.value, float):
+                    for r2, v2 in zip(rets[j], kinds[j], strict=True):
+                        if r2.value is not None and v2.dtype != "float" and not v2.static:
+                            tmp = r2.value
+                            if isinstance(tmp, gast.Name):
+                                r2.value = replace_expr(
+                                    f"{jnp}.asarray(N, {jnp}.result_type(N, L))",
+                                    N=tmp,
+                                    L=gast.Constant(value=lit.value, kind=None),
+                                )
+                            else:
+                                r2.value = replace_expr(
+                                    f"{jnp}.asarray(E, {jnp}.result_type(E, L))",
+                                    E=tmp,
+                                    L=gast.Constant(value=lit.value, kind=None),
+                                )
+                                # E appears twice: give the second a copy
+                                r2.value.args[1].args[0] = copy_expr(tmp)
+                r.value = replace_expr(
+                    f"{jnp}.asarray(V, {jnp}.result_type({jax}.eval_shape({names_[j]}"
+                    f"{', ' if args else ''}{args}).dtype, V2))",
+                    V=lit,
+                    V2=copy_expr(lit),
+                )
+
+    # -- switch ----------------------------------------------------------------------------
+    def _switch(self, s, block, chain) -> bool:
+        selector, consts, nodes, branches = chain
+        for n in nodes[1:]:
+            self._check_branches(n)
+        try:
+            plan = self._plan(s, branches)
+        except _Refused:
+            raise
+        # types must agree without promotion across several branches
+        for n in plan.outs:
+            kinds = set()
+            for b in branches:
+                e = self._final_expr(b, n)
+                if e is None:
+                    kinds.add("other")
+                else:
+                    kinds.add("static" if self.value(e, b[-1]).static else "other")
+            if len(kinds) > 1:
+                return False
+        names_ = [self.ctx.fresh(f"_case{c}") for c in consts] + [self.ctx.fresh("_default")]
+        fns = [
+            self._branch_fn(fname, plan.operands, b, plan.outs)
+            for fname, b in zip(names_, branches, strict=True)
+        ]
+        for fn in fns:
+            _return_last_value(fn, plan.outs, self.ctx.source)
+        jnp, lax = self.jnp, self.lax
+        conds = gast.List(elts=[n.test for n in nodes], ctx=gast.Load())
+        idx = gast.List(
+            elts=[gast.Constant(value=i, kind=None) for i in range(len(consts))], ctx=gast.Load()
+        )
+        fn_list = gast.List(elts=[name(f) for f in names_], ctx=gast.Load())
+        args = ", ".join(plan.operands)
+        expr = (
+            f"{lax}.switch({jnp}.select(CONDS, IDX, {len(consts)}), FNS"
+            f"{', ' if args else ''}{args})"
+        )
+        if not plan.outs:
+            call = replace(expr, CONDS=conds, IDX=idx, FNS=fn_list)
+        else:
+            target = ", ".join(plan.outs)
+            call = replace(f"{target} = {expr}", CONDS=conds, IDX=idx, FNS=fn_list)
+        replace_statements(block, [s], fns + call)
+        self.ctx.change(
+            "AJ103",
+            s,
+            f"`if`/`elif` chain on `{self._src(selector)} == ...` (traced) -> "
+            f"`{lax}.switch` over {len(names_)} branch functions",
+        )
+        return True
+
+
+class _ExprRewriter(gast.NodeTransformer):
+    """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
+
+    def __init__(self, conv: _Conditionals, stmt) -> None:
+        self.conv = conv
+        self.stmt = stmt
+
+    def _traced(self, node) -> bool:
+        return self.conv.value(node, self.stmt).traced
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        test_v = self.conv.value(node.test, self.stmt)
+        self.generic_visit(node)
+        if not (test_v.traced or _mixed_boolop(self.conv, node.test, self.stmt)):
+            return node
+        if not self.conv.ctx.allowed("AJ104", node):
+            return node
+        c = self.conv
+        pred = c.pred(node.test, self.stmt)
+        a, b = node.body, node.orelse
+        if c._cheap(a) and c._cheap(b) and c._same_shape(a, self.stmt, b, self.stmt):
+            c.ctx.change(
+                "AJ104", node, f"`... if {c._src(node.test)} else ...` -> `{c.jnp}.where(...)`"
+            )
+            return replace_expr(f"{c.jnp}.where(P, A, B)", P=pred, A=a, B=b)
+        va, vb = c.value(a, self.stmt), c.value(b, self.stmt)
+        jnp = c.jnp
+        if isinstance(b, gast.Constant) and va.kind is not Kind.STATIC and vb.static:
+            b = replace_expr(
+                f"{jnp}.asarray(B, {jnp}.result_type(A, B2))", B=b, A=copy_expr(a), B2=copy_expr(b)
+            )
+        elif isinstance(a, gast.Constant) and vb.kind is not Kind.STATIC and va.static:
+            a = replace_expr(
+                f"{jnp}.asarray(A, {jnp}.result_type(B, A2))", A=a, B=copy_expr(b), A2=copy_expr(a)
+            )
+        c.ctx.change(
+            "AJ104",
+            node,
+            f"`... if {c._src(node.test)} else ...` on a traced value -> `{c.lax}.cond`",
+        )
+        return replace_expr(f"{c.lax}.cond(P, lambda: A, lambda: B)", P=pred, A=a, B=b)
+
+    def visit_BoolOp(self, node):
+        vals = [self.conv.value(v, self.stmt) for v in node.values]
+        self.generic_visit(node)
+        if not any(v.traced for v in vals):
+            return node
+        if not self.conv.ctx.allowed("AJ105", node):
+            return node
+        c = self.conv
+        jnp = c.jnp
+        # a static prefix stays Python: `S and T` is S when S is falsy, else T
+        k = 0
+        while k < len(vals) and vals[k].static:
+            k += 1
+        rest = node.values[k:]
+        rest_vals = vals[k:]
+        if all(v.dtype == "bool" for v in rest_vals):
+            fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
+            out = rest[-1]
+            for p in reversed(rest[:-1]):
+                out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
+            msg = f"`{c._src(node)}` on traced booleans -> `{jnp}.{fn}`"
+        else:
+            out = rest[-1]
+            for p in reversed(rest[:-1]):
+                if isinstance(node.op, gast.Or):
+                    out = replace_expr(f"{jnp}.where(A, A2, B)", A=p, A2=copy_expr(p), B=out)
+                else:
+                    out = replace_expr(f"{jnp}.where(A, B, A2)", A=p, A2=copy_expr(p), B=out)
+            msg = (
+                f"`{c._src(node)}` on traced values -> `{jnp}.where`, which returns an operand "
+                f"as Python's `{'or' if isinstance(node.op, gast.Or) else 'and'}` does"
+            )
+        c.ctx.change("AJ105", node, msg)
+        if k == 0:
+            return out
+        return gast.BoolOp(op=node.op, values=node.values[:k] + [out])
+
+    def visit_UnaryOp(self, node):
+        traced = isinstance(node.op, gast.Not) and self._traced(node.operand)
+        self.generic_visit(node)
+        if not traced or not self.conv.ctx.allowed("AJ105", node):
+            return node
+        c = self.conv
+        c.ctx.change("AJ105", node, f"`not` on a traced value -> `{c.jnp}.logical_not`")
+        return replace_expr(f"{c.jnp}.logical_not(A)", A=node.operand)
+
+    def visit_Compare(self, node):
+        traced = len(node.ops) > 1 and any(self._traced(x) for x in [node.left] + node.comparators)
+        self.generic_visit(node)
+        if not traced or not self.conv.ctx.allowed("AJ105", node):
+            return node
+        c = self.conv
+        c.ctx.change(
+            "AJ105",
+            node,
+            f"chained comparison `{c._src(node)}` on traced values -> "
+            f"`{c.jnp}.logical_and` of its parts",
+        )
+        return c.chained(node)
+
+
+# -- helpers ------------------------------------------------------------------------------
+def _mixed_boolop(conv, node, stmt) -> bool:
+    return isinstance(node, gast.BoolOp) and any(conv.value(v, stmt).traced for v in node.values)
+
+
+def _holds_traced_work(conv, s) -> bool:
+    """Whether an if of unknown kind is worth a report (it does something with arrays)."""
+    return True
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _is_print(s) -> bool:
+    return (
+        isinstance(s, gast.Expr)
+        and isinstance(s.value, gast.Call)
+        and isinstance(s.value.func, gast.Name)
+        and s.value.func.id == "print"
+    )
+
+
+def _base(node):
+    while isinstance(node, (gast.Subscript, gast.Attribute, gast.Call)):
+        node = node.func if isinstance(node, gast.Call) else node.value
+    return node if isinstance(node, gast.Name) else None
+
+
+def _own(stmt):
+    """Expression nodes of a statement itself (not of the statements nested in it)."""
+    for fname, value in gast.iter_fields(stmt):
+        if fname in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, gast.AST):
+            yield from gast.walk(value)
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.AST):
+                    yield from gast.walk(v)
+
+
+def _walk(stmts):
+    """Statements in a block, nested ones included, not entering function definitions."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from _walk(getattr(s, f, []) or [])
+        for h in getattr(s, "handlers", []) or []:
+            yield from _walk(h.body)
+
+
+def _all_ifs(stmts):
+    for s in _walk(stmts):
+        if isinstance(s, gast.If):
+            yield s
+
+
+def _ifs_post_order(stmts):
+    """(if statement, the block holding it), inner ifs before the ifs holding them."""
+    for s in list(stmts):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from _ifs_post_order(getattr(s, f, []) or [])
+        for h in getattr(s, "handlers", []) or []:
+            yield from _ifs_post_order(h.body)
+        if isinstance(s, gast.If):
+            yield s, stmts
+
+
+def _simple_statements(stmts):
+    """(statement, block) for every statement, not entering function definitions."""
+    for s in list(stmts):
+        yield s, stmts
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from _simple_statements(getattr(s, f, []) or [])
+        for h in getattr(s, "handlers", []) or []:
+            yield from _simple_statements(h.body)
+
+
+def _names_in_order(stmts, store: bool) -> list[str]:
+    """Names stored (or loaded) in source order, not entering nested scopes."""
+    out: list[str] = []
+
+    def visit(node):
+        if isinstance(node, (gast.Lambda,)):
+            for n in expr_activity(node).reads:
+                if not store and n not in out:
+                    out.append(n)
+            return
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            if store and node.name not in out:
+                out.append(node.name)
+            if not store:
+                for n in sorted(expr_activity_fn(node)):
+                    if n not in out:
+                        out.append(n)
+            return
+        if isinstance(node, gast.Name):
+            is_store = isinstance(node.ctx, (gast.Store, gast.Del))
+            if is_store == store and node.id not in out:
+                out.append(node.id)
+            return
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out
+
+
+def expr_activity_fn(fn) -> set[str]:
+    from ..analysis.activity import function_free_reads
+
+    return function_free_reads(fn)
+
+
+def _surely_assigned(stmts) -> set[str]:
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            for t in targets:
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        out.add(n.id)
+        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            out.add(s.name)
+        elif isinstance(s, gast.If):
+            a, b = _surely_assigned(s.body), _surely_assigned(s.orelse)
+            if always_returns(s.body):
+                out |= b
+            elif always_returns(s.orelse):
+                out |= a
+            else:
+                out |= a & b
+        elif isinstance(s, (gast.With, gast.AsyncWith)):
+            out |= _surely_assigned(s.body)
+        elif isinstance(s, (gast.Import, gast.ImportFrom)):
+            for al in s.names:
+                out.add((al.asname or al.name).split(".")[0])
+    return out
+
+
+def _return_last_value(fn, outs: list[str], src) -> None:
+    """`y = expr; return y` at the end of a branch function -> `return expr` (unless the
+    assignment carries a comment, which would be lost)."""
+    if len(outs) != 1 or len(fn.body) < 2:
+        return
+    ret, last = fn.body[-1], fn.body[-2]
+    if getattr(last, "_aj_span", False) and any(
+        "#" in src.line_text(ln) for ln in range(last.lineno, last.end_lineno + 1)
+    ):
+        return
+    n = outs[0]
+    if not (isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name)):
+        return
+    if ret.value.id != n or getattr(ret.value, "_aj_orig", False):
+        return
+    if not (
+        isinstance(last, gast.Assign)
+        and len(last.targets) == 1
+        and isinstance(last.targets[0], gast.Name)
+        and last.targets[0].id == n
+    ):
+        return
+    earlier = {x for st in fn.body[:-2] for x in _names_in_order([st], store=False)}
+    earlier |= {x for st in fn.body[:-2] for x in _names_in_order([st], store=True)}
+    if n in earlier or n in {a.id for a in fn.args.args}:
+        return
+    new = replace("return V", V=last.value)
+    new[0]._aj_replaces = getattr(last, "_aj_replaces", None) or last
+    fn.body[-2:] = new

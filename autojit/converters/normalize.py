@@ -1,0 +1,157 @@
+"""Normalising passes used by the conditionals converter.
+
+``lift_returns``: a ``return`` inside an ``if`` whose condition is traced (or that holds such an
+``if``) is moved to the tail of its block, so that every such ``if`` either has no ``return`` or
+returns on every path. The statements after ``if c: return a`` move into the path that does not
+return::
+
+    if c:                    if c:
+        return a      ->         return a
+    y = g(x)                 else:
+    return y                     y = g(x)
+                                 return y
+
+No user statement is copied, except a final ``return <expr>`` that two open paths both reach (a
+generated copy). Where that is not enough the pass reports why and leaves the function alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gast
+
+from ..templates import copy_expr
+
+_TERMINATORS = (gast.Return, gast.Raise)
+
+
+def has_return(stmts: list) -> bool:
+    """Whether a ``return`` occurs in these statements (not counting nested functions)."""
+    for s in stmts:
+        if isinstance(s, gast.Return):
+            return True
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            if has_return(getattr(s, f, []) or []):
+                return True
+        for h in getattr(s, "handlers", []) or []:
+            if has_return(h.body):
+                return True
+    return False
+
+
+def always_returns(stmts: list) -> bool:
+    """Whether every path through the block ends in ``return`` (or ``raise``)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, _TERMINATORS):
+        return True
+    if isinstance(last, gast.If):
+        return always_returns(last.body) and always_returns(last.orelse)
+    return False
+
+
+def _open_ends(stmts: list) -> int:
+    """How many paths fall off the end of the block (counting through trailing ifs)."""
+    if not stmts:
+        return 1
+    last = stmts[-1]
+    if isinstance(last, _TERMINATORS):
+        return 0
+    if isinstance(last, gast.If) and has_return([last]):
+        return _open_ends(last.body) + _open_ends(last.orelse)
+    return 1
+
+
+def _append_rest(stmts: list, rest: list, copy: bool) -> None:
+    """Append ``rest`` at every open end of ``stmts`` (a copy where ``copy``)."""
+    if stmts and isinstance(stmts[-1], _TERMINATORS):
+        return
+    if stmts and isinstance(stmts[-1], gast.If) and has_return([stmts[-1]]):
+        last = stmts[-1]
+        _append_rest(last.body, rest, copy)
+        _append_rest(last.orelse, rest, copy)
+        return
+    stmts.extend(_copy_stmt(s) for s in rest) if copy else stmts.extend(rest)
+
+
+def _copy_stmt(s):
+    new = copy_expr(s)
+    for sub in gast.walk(new):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(sub, attr):
+                try:
+                    delattr(sub, attr)
+                except AttributeError:
+                    pass
+        if hasattr(sub, "_aj_span"):
+            sub._aj_span = False
+    return new
+
+
+def lift_returns(
+    body: list, needs: Callable[[gast.If], bool], fail: Callable[[gast.AST, str], None]
+) -> bool:
+    """Move the statements after each ``if`` that ``needs`` lifting into its open paths.
+
+    Returns whether anything changed. ``fail(node, reason)`` is called (and the block left as it
+    is from there on) where the rest would have to be copied.
+    """
+    changed = False
+    i = 0
+    while i < len(body):
+        s = body[i]
+        if isinstance(s, gast.If) and needs(s):
+            changed |= lift_returns(s.body, needs, fail)
+            changed |= lift_returns(s.orelse, needs, fail)
+            rest = body[i + 1 :]
+            if rest:
+                ends = _open_ends(s.body) + _open_ends(s.orelse)
+                if ends == 0:
+                    # unreachable code after an if that returns on every path
+                    del body[i + 1 :]
+                    changed = True
+                elif ends == 1:
+                    _append_rest(s.body, rest, False)
+                    _append_rest(s.orelse, rest, False)
+                    del body[i + 1 :]
+                    changed = True
+                elif len(rest) == 1 and isinstance(rest[0], gast.Return):
+                    _append_rest(s.body, rest, True)
+                    _append_rest(s.orelse, rest, True)
+                    del body[i + 1 :]
+                    changed = True
+                else:
+                    fail(
+                        s,
+                        "a `return` under a traced condition is followed by code that several "
+                        "paths reach; move that code into a helper function, or give each "
+                        "path its own `return`",
+                    )
+                    return changed
+        elif isinstance(s, gast.If):
+            changed |= lift_returns(s.body, needs, fail)
+            changed |= lift_returns(s.orelse, needs, fail)
+        i += 1
+    return changed
+
+
+def refresh_changed_ifs(body: list) -> None:
+    """Give each original ``if`` whose blocks were rearranged a new node, so it is re-rendered
+    whole (the splicer only patches blocks that existed in the original)."""
+    from ..render import replace_statements
+
+    for s in list(body):
+        if isinstance(s, gast.If):
+            refresh_changed_ifs(s.body)
+            refresh_changed_ifs(s.orelse)
+            if getattr(s, "_aj_orig", False) and (
+                [id(x) for x in s.body] != [id(x) for x in getattr(s, "_aj_orig_body", s.body)]
+                or [id(x) for x in s.orelse]
+                != [id(x) for x in getattr(s, "_aj_orig_orelse", s.orelse)]
+            ):
+                new = gast.If(test=s.test, body=s.body, orelse=s.orelse)
+                replace_statements(body, [s], [new])

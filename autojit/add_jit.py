@@ -169,15 +169,22 @@ def _tuple_text(values: list[str]) -> str:
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
+def _is_jit(qualified: str | None) -> bool:
+    """``jax.jit``, also as re-exported inside jax (``jax._src.api.jit``)."""
+    return qualified is not None and (
+        qualified == "jax.jit" or (qualified.startswith("jax.") and qualified.endswith("api.jit"))
+    )
+
+
 def _jit_decorator(dec: ast.expr, scope: ModuleScope) -> str | None:
     """'bare' (@jax.jit), 'call' (@jax.jit(...)), 'partial' (@partial(jax.jit, ...)) or None."""
-    if _resolve(dec, scope) == "jax.jit":
+    if _is_jit(_resolve(dec, scope)):
         return "bare"
     if isinstance(dec, ast.Call):
-        if _resolve(dec.func, scope) == "jax.jit" and not dec.args:
+        if _is_jit(_resolve(dec.func, scope)) and not dec.args:
             return "call"
         if _resolve(dec.func, scope) == "functools.partial" and dec.args:
-            if _resolve(dec.args[0], scope) == "jax.jit":
+            if _is_jit(_resolve(dec.args[0], scope)):
                 return "partial"
     return None
 
@@ -236,7 +243,7 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
         if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
             continue
         name = node.args[0].id
-        if _resolve(node.func, scope) == "jax.jit":
+        if _is_jit(_resolve(node.func, scope)):
             out.setdefault(name, []).append((node, "call"))
         elif (
             isinstance(node.func, ast.Call)

@@ -313,7 +313,9 @@ def _loc_json(loc: Any) -> dict[str, int]:
     }
 
 
-def _result_json(result: FileResult, include_text: bool = False) -> dict[str, Any]:
+def _result_json(
+    result: FileResult, include_text: bool = False, include_diff: bool = False
+) -> dict[str, Any]:
     conv = result.conversion
     out: dict[str, Any] = {
         "path": result.path,
@@ -345,6 +347,8 @@ def _result_json(result: FileResult, include_text: bool = False) -> dict[str, An
         ]
     if include_text:
         out["text"] = result.new_text if result.error is None else None
+    if include_diff:
+        out["diff"] = _diff(result) if result.changed else ""
     return out
 
 
@@ -658,7 +662,12 @@ def convert(
             written += 1
 
     if as_json:
-        click.echo(json.dumps([_result_json(r, include_text=is_stdin) for r in results], indent=2))
+        click.echo(
+            json.dumps(
+                [_result_json(r, include_text=is_stdin, include_diff=show_diff) for r in results],
+                indent=2,
+            )
+        )
 
     errors = sum(r.error is not None for r in results)
     changed = sum(r.changed for r in results)

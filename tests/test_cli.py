@@ -348,6 +348,10 @@ def test_json_output(tree: Path) -> None:
     assert by_name["clean.py"]["changed"] is False
     assert by_name["bad.py"]["error"]["code"] == "E999"
     assert (tree / "a.py").read_text() == SOURCE
+    assert "diff" not in a and "text" not in a
+    r = run("convert", "--output-format", "json", "--diff", str(tree / "a.py"))
+    (entry,) = json.loads(r.stdout)
+    assert "+    x = x.at[i].set(y)\n" in entry["diff"]
 
 
 def test_json_refusals() -> None:

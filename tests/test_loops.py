@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import textwrap
 
 import jax
@@ -47,7 +48,7 @@ def check(src: str, name: str, calls, *, codes=(), exact_dtype=True, rtol=1e-5):
         assert code in got_codes, (code, conv.text, conv.refusals)
     fn = jax.jit(conv_ns[name])
     for args in calls:
-        expected = orig_ns[name](*args)
+        expected = orig_ns[name](*copy.deepcopy(args))
         got = fn(*args)
         _same(expected, got, exact_dtype=exact_dtype, rtol=rtol)
     # converting the output again changes nothing
@@ -505,6 +506,159 @@ def test_loop_var_of_array_live_after():
         "f",
         [(f32(1, 2, 3),)],
         codes=["AJ204"],
+    )
+
+
+# -- break / continue / return ---------------------------------------------------------------
+
+
+def test_break_in_for_range():
+    conv = check(
+        """
+        def first_above(x, t):
+            idx = -1
+            for i in range(x.shape[0]):
+                if x[i] > t:
+                    idx = i
+                    break
+            return idx
+        """,
+        "first_above",
+        [
+            (f32(1, 5, 2, 7), np.float32(4)),  # break taken
+            (f32(1, 5, 2, 7), np.float32(9)),  # not taken
+            (f32(9, 1), np.float32(4)),  # taken at once
+            # (a zero-length x cannot be traced: the body indexes it; see rules/AJ203.md)
+        ],
+        codes=["AJ205"],
+        exact_dtype=False,
+    )
+    assert "while_loop" in conv.text
+
+
+def test_break_in_while():
+    check(
+        """
+        def f(x, n):
+            i = 0
+            while i < n:
+                if x[i] < 0:
+                    break
+                x[i] = x[i] * 2
+                i += 1
+            return x, i
+        """,
+        "f",
+        [
+            (f32(1, 2, -1, 4), i32(4)),
+            (f32(1, 2, 3, 4), i32(4)),
+            (f32(1, 2, 3, 4), i32(0)),
+            (f32(-1, 2, 3, 4), i32(3)),
+        ],
+        codes=["AJ201", "AJ205"],
+        exact_dtype=False,
+    )
+
+
+def test_continue_in_fori():
+    check(
+        """
+        def f(x, n):
+            s = jnp.float32(0)
+            for i in range(n):
+                if x[i] < 0:
+                    continue
+                s = s + x[i]
+            return s
+        """,
+        "f",
+        [(f32(1, -2, 3, -4), i32(4)), (f32(1, -2, 3, -4), i32(0)), (f32(-1, -2), i32(2))],
+        codes=["AJ202", "AJ205"],
+    )
+
+
+def test_continue_and_break_nested_ifs():
+    check(
+        """
+        def f(x, n):
+            s = jnp.float32(0)
+            count = 0
+            i = 0
+            while i < n:
+                i += 1
+                if x[i - 1] > 0:
+                    if x[i - 1] > 10:
+                        break
+                    s = s + x[i - 1]
+                else:
+                    continue
+                count = count + 1
+            return s, count
+        """,
+        "f",
+        [
+            (f32(1, -2, 3, 20, 5), i32(5)),
+            (f32(1, -2, 3, 4, 5), i32(5)),
+            (f32(1, -2, 3, 4, 5), i32(0)),
+        ],
+        codes=["AJ201", "AJ205"],
+        exact_dtype=False,
+    )
+
+
+def test_return_inside_loop():
+    check(
+        """
+        def find(x, n):
+            for i in range(n):
+                if x[i] > 3:
+                    return x[i] * 2
+            return x[0]
+        """,
+        "find",
+        [(f32(1, 5, 2, 7), i32(4)), (f32(1, 2, 2, 1), i32(4)), (f32(1, 5), i32(0))],
+        codes=["AJ205"],
+    )
+
+
+def test_break_in_array_loop_with_else():
+    check(
+        """
+        def f(x):
+            s = jnp.zeros(())
+            for r in x:
+                if r.sum() > 10:
+                    break
+                s = s + r.sum()
+            else:
+                s = s - 1
+            return s
+        """,
+        "f",
+        [
+            (np.arange(12, dtype=np.float32).reshape(4, 3),),
+            (np.ones((4, 3), np.float32),),
+            (np.zeros((0, 3), np.float32),),
+        ],
+        codes=["AJ204", "AJ205"],
+    )
+
+
+def test_while_else_without_break_and_bool_test():
+    check(
+        """
+        def f(x, n, m):
+            i = 0
+            while i < n and x.sum() < m:
+                x = x + 1.0
+                i += 1
+            else:
+                x = x * 2.0
+            return x
+        """,
+        "f",
+        [(f32(1, 2), i32(0), np.float32(100)), (f32(1, 2), i32(5), np.float32(10))],
+        codes=["AJ201"],
     )
 
 

@@ -79,17 +79,33 @@ _PH = "__aj_{}__"
 def convert(ctx: Context) -> None:
     """Convert the loops of ``ctx.fn``, innermost first, re-analysing after each rewrite."""
     done: set[int] = set()
+    forced: dict[int, _Plan] = {}
     while True:
         found = _next_loop(ctx.fn.body, done)
         if found is None:
             return
         block, loop = found
         done.add(id(loop))
-        if _convert_loop(ctx, block, loop):
-            an = ctx.analysis
-            ctx.analysis = FunctionAnalysis(
-                ctx.fn, ctx.scope, an.static_params, an.values.enclosing
-            )
+        result = _convert_loop(ctx, block, loop, forced)
+        if result is _LOWERED:
+            done.discard(id(loop))  # a `for` lowered in place is converted again
+        if result:
+            _reanalyse(ctx)
+
+
+def _reanalyse(ctx: Context) -> None:
+    an = ctx.analysis
+    ctx.analysis = FunctionAnalysis(ctx.fn, ctx.scope, an.static_params, an.values.enclosing)
+
+
+class _Lowered:
+    """Marker: the loop's break/continue/return were turned into flags; convert it again."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+_LOWERED = _Lowered()
 
 
 def _next_loop(stmts: list, done: set[int]):
@@ -132,9 +148,12 @@ class _Plan:
     index_checks: set[str] = field(default_factory=set)  # names that become traced
 
 
-def _convert_loop(ctx: Context, block: list, loop) -> bool:
+def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
     an = ctx.analysis
-    if isinstance(loop, gast.While):
+    plan: _Plan | None
+    if id(loop) in forced:
+        plan = forced.pop(id(loop))
+    elif isinstance(loop, gast.While):
         plan = _while_plan(ctx, an, loop)
     else:
         plan = _for_plan(ctx, an, loop)
@@ -142,11 +161,16 @@ def _convert_loop(ctx: Context, block: list, loop) -> bool:
         return False
     if not ctx.allowed(plan.code, loop):
         return False
-    problem = _body_problem(ctx, an, loop, plan)
+    problem = _body_problem(ctx, an, block, loop, plan)
     if problem is not None:
         code, node, reason = problem
         ctx.refuse(code, node, reason)
         return False
+    if any(True for _ in _exits(loop.body)):
+        if not ctx.allowed("AJ205", loop):
+            return False
+        _lower_exits(ctx, block, loop, plan, forced)
+        return _LOWERED
     return _rewrite(ctx, an, block, loop, plan)
 
 
@@ -455,7 +479,7 @@ def _exits(stmts, nested: bool = False):
             yield from _exits(h.body, inner_nested)
 
 
-def _body_problem(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan):
+def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
     """(code, node, reason) when the loop body cannot become a function; else None."""
     for s in _own_statements(loop.body):
         if isinstance(s, _FORBIDDEN):
@@ -508,11 +532,21 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan):
                         f"update it with `.at[i].set(...)`)",
                     )
     for kind, s in _exits(loop.body):
-        return (
-            "AJ931",
-            s,
-            f"`{kind}` inside a traced loop is not converted yet; left as Python",
-        )
+        if not _exit_reachable_by_ifs(loop.body, s):
+            return (
+                "AJ931",
+                s,
+                f"`{kind}` inside a nested loop, `with` or `try` of a traced loop cannot become "
+                f"a flag; left as Python",
+            )
+        if kind == "return" and (s.value is None or _tail_return(block, loop) is None):
+            return (
+                "AJ931",
+                s,
+                "`return` inside a traced loop is converted only when the loop is followed by "
+                "the function's final `return <value>` and that value does not depend on the "
+                "loop (it becomes the loop's starting result); left as Python",
+            )
     if plan.index_checks:
         bad = _static_index_use(an, loop, plan.index_checks)
         if bad is not None:
@@ -736,6 +770,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     )
     new: list = list(plan.hoisted)
     if plan.kind == "while":
+        plan.test = _logical(ctx, plan.test)
         test_reads = expr_activity(plan.test).reads
         cond_param = carry[0] if single else carry_param
         if single and carry[0] not in test_reads:
@@ -764,7 +799,11 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         new += replace(f"{types_name} = {call}", **{_PH.format("FIRST"): plan.xs_first})
         for i, n in enumerate(carry):
             t = types_name if single else f"{types_name}[{i}]"
-            if n in undefined:
+            if n in undefined and n in getattr(ctx, "_aj_tree_vars", ()):
+                new += replace(
+                    f"{n} = {jax}.tree.map(lambda t: {jnp}.zeros(t.shape, t.dtype), {t})"
+                )
+            elif n in undefined:
                 new += replace(f"{n} = {jnp}.zeros({t}.shape, {t}.dtype)")
             elif n in promote:
                 new += replace(f"{n} = {jnp}.full({t}.shape, {n}, {t}.dtype)")
@@ -784,6 +823,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             **{_PH.format("XS"): plan.xs},
         )
     new += list(loop.orelse or [])
+    _position_defs(new, loop)
     replace_statements(block, [loop], new)
     msg = plan.what.format(lax=lax) + f"; loop state: {', '.join(carry)}"
     if promote:
@@ -798,3 +838,215 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         )
     ctx.change(plan.code, loop, msg)
     return True
+
+
+# -- break / continue / return -> flags ---------------------------------------------------
+
+
+def _exit_reachable_by_ifs(stmts: list, target) -> bool:
+    """Whether ``target`` sits in ``stmts`` or in `if` statements nested in them, only."""
+    for s in stmts:
+        if s is target:
+            return True
+        if isinstance(s, gast.If) and (
+            _exit_reachable_by_ifs(s.body, target) or _exit_reachable_by_ifs(s.orelse, target)
+        ):
+            return True
+    return False
+
+
+def _has_exit(stmts: list) -> set[str]:
+    """The kinds of exit (break/continue/return) in a block of this loop's body."""
+    return {k for k, _ in _exits(stmts)}
+
+
+def _not_flags(flags: list[str]) -> str:
+    return f"not {flags[0]}" if len(flags) == 1 else f"not ({' or '.join(flags)})"
+
+
+def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int, _Plan]) -> None:
+    """Rewrite break/continue/return in ``loop`` as flags and guarded ``if`` statements, in place.
+
+    ``break`` sets ``break_`` (carried; the loop stops on it), ``continue`` sets ``continue_``
+    (reset at the start of each iteration), ``return v`` sets ``do_return``/``retval`` and
+    ``break_``; the statements after each of them run under ``if not <flag>:``. A `for` over a
+    range that can break becomes a `while` over a counter, so it stops early.
+    """
+    kinds = _has_exit(loop.body)
+    jnp = ctx.names.jnp
+    brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
+    cont = ctx.fresh("continue_") if "continue" in kinds else None
+    retval = ctx.fresh("result") if "return" in kinds else None
+    tail = _tail_return(block, loop) if retval else None
+
+    def flags_of(kset: set[str]) -> list[str]:
+        out = []
+        if kset & {"break", "return"} and brk:
+            out.append(brk)
+        if "continue" in kset and cont:
+            out.append(cont)
+        return out
+
+    def guard(stmts: list) -> list:
+        out: list = []
+        for idx, s in enumerate(stmts):
+            if isinstance(s, gast.Break):
+                out += replace(f"{brk} = True")
+                return out
+            if isinstance(s, gast.Continue):
+                out += replace(f"{cont} = True")
+                return out
+            if isinstance(s, gast.Return):
+                out += replace(
+                    f"{retval} = {_PH.format('V')}\n{brk} = True",
+                    **{_PH.format("V"): s.value},
+                )
+                return out
+            inner = _has_exit([s]) if isinstance(s, gast.If) else set()
+            if inner:
+                s.body = guard(s.body) or replace("pass")
+                s.orelse = guard(s.orelse)
+                out.append(s)
+                rest = stmts[idx + 1 :]
+                if rest:
+                    guarded = replace(
+                        f"if {_not_flags(flags_of(inner))}:\n    {_PH.format('B')}",
+                        **{_PH.format("B"): guard(rest)},
+                    )
+                    _copy_position(guarded[0], s)
+                    out += guarded
+                return out
+            out.append(s)
+        return out
+
+    body = guard(list(loop.body))
+    if cont:
+        body = replace(f"{cont} = False") + body
+    before: list = []
+    if brk:
+        before += replace(f"{brk} = False")
+    if retval and tail is not None:
+        # the value returned when the loop does not return: computed before the loop (it reads
+        # nothing the loop changes), replaced in the loop by the value it returns
+        before += replace(f"{retval} = {_PH.format('V')}", **{_PH.format("V"): tail.value})
+        replace_statements(block, [tail], replace(f"return {retval}"))
+    after: list = []
+    orelse = list(loop.orelse or [])
+    if orelse and brk:
+        after += replace(f"if not {brk}:\n    {_PH.format('B')}", **{_PH.format("B"): orelse})
+        orelse = []
+    parts = [k for k in ("break", "continue", "return") if k in kinds]
+    what = ", ".join(f"`{k}`" for k in parts)
+    flags = ", ".join(f"`{f}`" for f in (brk, cont, retval) if f)
+    new_loop = loop
+    if isinstance(loop, gast.While):
+        loop.body = body
+        loop.orelse = orelse
+        if brk:
+            loop.test = replace_expr(
+                f"{jnp}.logical_and({jnp}.logical_not({brk}), {_PH.format('T')})",
+                **{_PH.format("T"): _logical(ctx, loop.test)},
+            )
+        plan.test = loop.test
+        forced[id(loop)] = plan
+    elif plan.kind == "fori" and brk:
+        # a range that can stop early: a while loop over a counter
+        counter = plan.index if plan.index_prelude else ctx.fresh("k")
+        prelude = list(plan.index_prelude)
+        if not prelude:
+            prelude = replace(f"{plan.index} = {counter}")
+        before += plan.hoisted
+        before += replace(f"{counter} = {_PH.format('LO')}", **{_PH.format("LO"): plan.lo})
+        test = replace_expr(
+            f"{jnp}.logical_and({jnp}.logical_not({brk}), {counter} < {_PH.format('HI')})",
+            **{_PH.format("HI"): plan.hi},
+        )
+        new_loop = gast.While(
+            test=test,
+            body=prelude + body + replace(f"{counter} = {counter} + 1"),
+            orelse=orelse,
+        )
+        _copy_position(new_loop, loop)
+        forced[id(new_loop)] = _Plan(
+            "while",
+            plan.code,
+            plan.what.replace("fori_loop", "while_loop") + " (it can stop early)",
+            test=test,
+        )
+    else:
+        loop.body = (
+            replace(f"if not {brk}:\n    {_PH.format('B')}", **{_PH.format("B"): body})
+            if (brk)
+            else body
+        )
+        loop.orelse = orelse
+    replace_statements(block, [loop], before + [new_loop] + after)
+    ctx.change(
+        "AJ205",
+        loop,
+        f"{what} inside a converted loop -> flags {flags} carried in the loop state and "
+        f"guarded `if` statements",
+    )
+
+
+def _logical(ctx: Context, test):
+    """``a and b`` / ``a or b`` / ``not a`` on traced values -> jnp.logical_and/or/not."""
+    jnp = ctx.names.jnp
+    if isinstance(test, gast.BoolOp):
+        fn = "logical_and" if isinstance(test.op, gast.And) else "logical_or"
+        out = _logical(ctx, test.values[0])
+        for v in test.values[1:]:
+            out = replace_expr(
+                f"{jnp}.{fn}({_PH.format('A')}, {_PH.format('B')})",
+                **{_PH.format("A"): out, _PH.format("B"): _logical(ctx, v)},
+            )
+        return out
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        return replace_expr(
+            f"{jnp}.logical_not({_PH.format('A')})",
+            **{_PH.format("A"): _logical(ctx, test.operand)},
+        )
+    return test
+
+
+def _copy_position(node, src) -> None:
+    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(src, attr):
+            setattr(node, attr, getattr(src, attr))
+
+
+def _position_defs(stmts: list, loop) -> None:
+    """Give the generated helper functions the loop's position, for diagnostics inside them."""
+    src = loop if hasattr(loop, "lineno") else getattr(loop, "_aj_replaces", None)
+    if src is None or not hasattr(src, "lineno"):
+        return
+    for s in stmts:
+        if isinstance(s, gast.FunctionDef) and not hasattr(s, "lineno"):
+            for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                if hasattr(src, attr):
+                    setattr(s, attr, getattr(src, attr))
+
+
+def _tail_return(block: list, loop):
+    """The ``return <value>`` right after ``loop`` when the value does not depend on the loop."""
+    idx = next((i for i, s in enumerate(block) if s is loop), None)
+    if idx is None or idx + 1 >= len(block) or loop.orelse:
+        return None
+    ret = block[idx + 1]
+    if not isinstance(ret, gast.Return) or ret.value is None:
+        return None
+    changed = set()
+    for s in _own_statements(loop.body):
+        changed |= expr_activity(s).writes if not isinstance(s, gast.FunctionDef) else set()
+        for t in getattr(s, "targets", []) or []:
+            changed |= expr_activity(t).writes
+        if isinstance(s, (gast.AugAssign, gast.AnnAssign, gast.For)):
+            changed |= expr_activity(s.target).writes
+    if isinstance(loop, gast.For):
+        changed |= expr_activity(loop.target).writes
+    reads = expr_activity(ret.value).reads
+    if reads & changed:
+        return None
+    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(ret.value)):
+        return None
+    return ret

@@ -589,3 +589,23 @@ def test_decorated_functions_are_benched_as_written(tmp_path):
     r = _cli([f"{path}::double", "x=f32[10]", "--repeat", "1", "--json"])
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["runs"][0]["original"]["jit"]["ok"] is True
+
+
+def test_eager_original_falls_back_to_jax_arrays():
+    def original(x, i):
+        return x.at[i].set(0.0) * 2  # needs a JAX array
+
+    x = np.ones(4, np.float32)
+    dev = resolve_device(None)
+    run = run_inputs(
+        Target("f", original, original, None), ((x, 1), {}), BenchOptions(repeat=1), dev
+    )
+    assert run.ok and run.original.eager_inputs == "jax"
+    run = run_inputs(
+        Target("f", original, original, None),
+        ((x, 1), {}),
+        BenchOptions(repeat=1, eager_inputs="numpy"),
+        dev,
+    )
+    assert run.status == "original raised"
+    assert run.original.eager_error.type == "AttributeError"

@@ -193,6 +193,14 @@ def _fail(msg: str, code: int = EXIT_USAGE) -> None:
 )
 @click.option("--no-plain-jit", is_flag=True, help="Do not try a plain jax.jit of the original.")
 @click.option(
+    "--eager-inputs",
+    type=click.Choice(["auto", "numpy", "jax"]),
+    default="auto",
+    show_default=True,
+    help="What the eager original runs on: NumPy arrays (in-place updates keep NumPy's "
+    "meaning), JAX device arrays, or auto: NumPy, then JAX arrays if it raises on NumPy ones.",
+)
+@click.option(
     "--progress/--no-progress", default=None, help="Show progress (default: on a terminal)."
 )
 def bench_command(
@@ -211,6 +219,7 @@ def bench_command(
     atol: float | None,
     max_seconds: float,
     no_plain_jit: bool,
+    eager_inputs: str,
     progress: bool | None,
 ) -> None:
     """Compile, run and compare FUNC and its autojit conversion on the target device.
@@ -306,6 +315,7 @@ def bench_command(
         max_seconds=max_seconds,
         seed=seed,
         plain_jit=not no_plain_jit,
+        eager_inputs=eager_inputs,
     )
 
     def maker(size: int | None) -> Callable[[], Any]:

@@ -133,7 +133,10 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
             alarms.append(f"{label}making the inputs raised {f.type}: {f.first_line}")
             continue
         if run.inputs:
-            notes.append(f"{label}inputs: {', '.join(run.inputs)}")
+            on = ""
+            if run.original.eager_inputs == "jax":
+                on = " (the eager original ran on JAX arrays: it raises on NumPy ones)"
+            notes.append(f"{label}inputs: {', '.join(run.inputs)}{on}")
         o, c = run.original, run.converted
         if o.eager_error is not None:
             f = o.eager_error

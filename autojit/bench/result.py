@@ -67,6 +67,7 @@ class OriginalResult:
 
     eager: Timing | None = None
     eager_error: Failure | None = None
+    eager_inputs: str | None = None  # "numpy" or "jax": what the eager original ran on
     jit_stages: StageTimes | None = None
     jit: Timing | None = None
     jit_error: Failure | None = None
@@ -75,6 +76,7 @@ class OriginalResult:
         return {
             "eager": self.eager.to_json() if self.eager else None,
             "eager_error": self.eager_error.to_json() if self.eager_error else None,
+            "eager_inputs": self.eager_inputs,
             "jit": {
                 "ok": self.jit_error is None and self.jit is not None,
                 "compile": self.jit_stages.to_json() if self.jit_stages else None,

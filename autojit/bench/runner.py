@@ -34,6 +34,9 @@ class BenchOptions:
     max_seconds: float | None = 10.0  # per measurement: stop timing calls past this
     seed: int = 0
     plain_jit: bool = True  # also time a plain jax.jit of the original
+    # what the eager original runs on: "numpy" arrays, "jax" device arrays, or "auto" (NumPy,
+    # then JAX arrays if the original raises on NumPy ones)
+    eager_inputs: str = "auto"
 
 
 def available_devices() -> dict[str, list[Any]]:
@@ -178,25 +181,41 @@ def run_inputs(
     have_reference = False
 
     with jax.default_device(device):
-        # 1. the original, eagerly, on NumPy inputs (fresh copies each call)
-        say(f"{label}original, eager")
-        try:
-            a, k = fresh_copies(inputs)
-            reference = block_until_ready(target.original(*a, **k))
-            have_reference = True
-            run.original.eager = measure(
-                target.original,
-                repeat=options.repeat,
-                warmup=max(options.warmup - 1, 0),
-                prepare=lambda: fresh_copies(inputs),
-                clock=clock,
-                max_seconds=options.max_seconds,
-            )
-            run.original.eager.warmup = max(options.warmup, 1)
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            run.original.eager_error = Failure.from_exception(e, "eager", user_file)
-
         dev_inputs = on_device(inputs, device)
+
+        # 1. the original, eagerly: on NumPy inputs (fresh copies each call: in-place updates
+        # keep NumPy's meaning), or, where it needs JAX arrays (`x.at[...]`), on device arrays
+        if options.eager_inputs == "auto":
+            modes = ["numpy", "jax"]
+        else:
+            modes = [options.eager_inputs]
+        for mode in modes:
+            say(f"{label}original, eager ({mode} inputs)")
+            prepare: Callable[[], Inputs] = (
+                (lambda: fresh_copies(inputs)) if mode == "numpy" else (lambda: dev_inputs)
+            )
+            try:
+                a, k = prepare()
+                reference = block_until_ready(target.original(*a, **k))
+                have_reference = True
+                eager = measure(
+                    target.original,
+                    repeat=options.repeat,
+                    warmup=max(options.warmup - 1, 0),
+                    prepare=prepare,
+                    clock=clock,
+                    max_seconds=options.max_seconds,
+                )
+            except Exception as e:  # noqa: BLE001 - reported in the table
+                have_reference = False
+                if run.original.eager_error is None:
+                    run.original.eager_error = Failure.from_exception(e, "eager", user_file)
+                continue
+            eager.warmup = max(options.warmup, 1)
+            run.original.eager = eager
+            run.original.eager_inputs = mode
+            run.original.eager_error = None
+            break
 
         # 2. the original under a plain jax.jit, no static arguments
         if options.plain_jit:

@@ -38,7 +38,6 @@ EXCLUDED_DIRS = frozenset(
         "node_modules",
         "site-packages",
         "venv",
-        "env",
         "buck-out",
         "build",
         "dist",
@@ -102,6 +101,8 @@ def decode(data: bytes) -> tuple[str, bool]:
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError) -> FileError:
+    if data.startswith(codecs.BOM_UTF8):  # exc.start counts from after the BOM
+        data = data[len(codecs.BOM_UTF8) :]
     start = exc.start
     line = data.count(b"\n", 0, start) + 1
     line_start = data.rfind(b"\n", 0, start) + 1

@@ -248,6 +248,9 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert re.search(rf"{re.escape(str(p))}:5:\d+: E902 UnicodeDecodeError", r.stderr), r.stderr
     assert p.read_bytes() == data
+    p.write_bytes(b"\xef\xbb\xbfx = 1\ny = '\xe9'\n")
+    r = run("convert", str(p))
+    assert r.exit_code == 2 and f"{p}:2:6: E902 UnicodeDecodeError" in r.stderr
 
 
 @pytest.mark.parametrize(

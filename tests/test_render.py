@@ -1,0 +1,304 @@
+"""Golden before/after text: only rewritten statements change, everything else stays
+byte-identical; comments, line endings, indentation and non-ASCII text survive; imports are
+added only when needed, with the file's own aliases reused; the output never imports autojit,
+re-parses, and converting it again changes nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from differential import imports_autojit
+
+import autojit
+
+
+def convert(text: str, **kw) -> autojit.Conversion:
+    kw.setdefault("all_functions", True)
+    kw.setdefault("select", ["AJ3"])
+    return autojit.convert_source(text, "golden.py", **kw)
+
+
+def assert_golden(before: str, after: str, **kw) -> autojit.Conversion:
+    c = convert(before, **kw)
+    assert c.text == after, f"\n--- got ---\n{c.text}\n--- expected ---\n{after}"
+    if c.changed:
+        assert c.changes
+    assert c.original == before
+    assert not imports_autojit(c.text)
+    ast.parse(c.text)
+    again = convert(c.text, **kw)
+    assert again.text == c.text, "not idempotent"
+    assert not [ch for ch in again.changes if ch.code.startswith("AJ3")]
+    return c
+
+
+# -- no-op files: byte for byte ----------------------------------------------------------------
+
+NOOP = {
+    "plain": "import jax\n\ndef f(x):\n    return x + 1\n",
+    "empty": "",
+    "only-comments": "# a comment\n\n# another\n",
+    "no-trailing-newline": "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)",
+    "crlf": "import jax.numpy as jnp\r\n\r\ndef f(x):\r\n    y = x * 2  # twice\r\n    return y\r\n",
+    "cr-only": "import jax\r\rdef f(x):\r    return x\r",
+    "tabs": "import jax\n\ndef f(x):\n\ty = x\n\tif x.ndim == 2:\n\t\ty = x.T\n\treturn y\n",
+    "non-ascii": "# ü é 𝄞\nimport jax.numpy as jnp\n\n\ndef f(x):\n    s = 'é𝄞'  # ✓\n    return x, s\n",
+    "trailing-spaces-and-formfeed": "import jax\n\n\x0c\ndef f(x):   \n    return x  \n",
+    "odd-formatting": "import jax.numpy as jnp\ndef   f( x ,y ) :\n  return (x+\n     y)\n",
+    "lists-and-dicts": (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n    acc = [0, 0]\n    acc[0] = x\n"
+        "    d = {}\n    d['k'] = x\n    return acc, d\n"
+    ),
+    "numpy-buffer": (
+        "import numpy as np\nimport jax.numpy as jnp\n\n\ndef f(x):\n    b = np.zeros(3)\n"
+        "    b[0] = 1.0\n    return x + b\n"
+    ),
+    "refused-only": "import jax.numpy as jnp\n\n\ndef f(x):\n    x[0] = 0.0\n",
+    "skip-comment": (
+        "import jax.numpy as jnp\n\n\ndef f(x):  # autojit: skip\n    x[0] = 1.0\n    return x\n"
+    ),
+    "noqa": "import jax.numpy as jnp\n\n\ndef f(x):\n    x[0] = 1.0  # noqa: AJ301\n    return x\n",
+    "string-that-looks-like-code": (
+        'import jax\n\n\ndef f(x):\n    """x[0] = 1.0"""\n    s = "x[0] = 1.0"\n    return x, s\n'
+    ),
+    "class-attribute-target": (
+        "import jax\n\n\nclass C:\n    def m(self, v):\n        self.x[0] = v\n        return v\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("text", list(NOOP.values()), ids=list(NOOP))
+def test_noop_file_is_byte_identical(text):
+    c = convert(text)
+    assert c.text == text
+    assert not c.changed
+    # whole-file defaults too (not only the array rules)
+    assert autojit.convert_source(text, "golden.py").text == text
+
+
+# -- rewrites ----------------------------------------------------------------------------------
+
+
+def test_comments_inside_and_around_are_kept():
+    before = (
+        "import jax.numpy as jnp\n"
+        "\n"
+        "\n"
+        "def f(x, y):\n"
+        "    # before the update\n"
+        "    x[0] = y  # trailing comment\n"
+        "    x[1:] += (y +  # inside\n"
+        "              1.0)  # after\n"
+        "    # after the update\n"
+        "    return x  # done\n"
+    )
+    after = (
+        "import jax.numpy as jnp\n"
+        "\n"
+        "\n"
+        "def f(x, y):\n"
+        "    # before the update\n"
+        "    x = x.at[0].set(y)  # trailing comment\n"
+        "    x = x.at[1:].add((y +  # inside\n"
+        "              1.0))  # after\n"
+        "    # after the update\n"
+        "    return x  # done\n"
+    )
+    assert_golden(before, after)
+
+
+def test_only_the_changed_statements_change():
+    before = (
+        "import jax.numpy as jnp  # numpy for jax\n"
+        "\n"
+        "CONST  =  3   # odd spacing stays\n"
+        "\n"
+        "\n"
+        "def untouched(x):\n"
+        "    return x+CONST\n"
+        "\n"
+        "\n"
+        "def f(x):\n"
+        "    y = x*2   # odd spacing stays\n"
+        "    x[0] = y[1]\n"
+        "    return x+y\n"
+    )
+    after = before.replace("    x[0] = y[1]\n", "    x = x.at[0].set(y[1])\n")
+    assert_golden(before, after)
+
+
+def test_crlf_line_endings_are_kept():
+    before = (
+        "import jax.numpy as jnp\r\n\r\ndef f(x):\r\n    x[0] = 1.0\r\n"
+        "    x[x > 2] = 0.0\r\n    return x\r\n"
+    )
+    after = (
+        "import jax.numpy as jnp\r\n\r\ndef f(x):\r\n    x = x.at[0].set(1.0)\r\n"
+        "    x = jnp.where(x > 2, 0.0, x).astype(x.dtype)\r\n    return x\r\n"
+    )
+    assert_golden(before, after)
+
+
+def test_crlf_with_added_import():
+    before = "def f(x):\r\n    x[x > 0] = 0.0\r\n    return x\r\n"
+    c = assert_golden(before, convert(before).text)
+    assert "\n" not in c.text.replace("\r\n", "")
+    assert c.text.startswith("import jax.numpy as jnp\r\n")
+
+
+def test_tabs_are_kept():
+    before = (
+        "import jax.numpy as jnp\n\ndef f(x):\n\tif x.ndim == 1:\n\t\tx[0] = 1.0\n"
+        "\tx[1] *= 2.0\n\treturn x\n"
+    )
+    after = (
+        "import jax.numpy as jnp\n\ndef f(x):\n\tif x.ndim == 1:\n\t\tx = x.at[0].set(1.0)\n"
+        "\tx = x.at[1].multiply(2.0)\n\treturn x\n"
+    )
+    assert_golden(before, after)
+
+
+def test_non_ascii_before_the_code_on_the_same_line():
+    # ast columns are UTF-8 byte offsets: 'é' is 2 bytes, '𝄞' is 4
+    before = (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n"
+        "    s = 'é𝄞'; x[0] = 1.0\n"
+        "    t = 'ü'  # ü\n"
+        "    x[x > 1] = 0.0  # ü 𝄞\n"
+        "    return x, s, t\n"
+    )
+    after = (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n"
+        "    s = 'é𝄞'; x = x.at[0].set(1.0)\n"
+        "    t = 'ü'  # ü\n"
+        "    x = jnp.where(x > 1, 0.0, x).astype(x.dtype)  # ü 𝄞\n"
+        "    return x, s, t\n"
+    )
+    c = assert_golden(before, after)
+    where = [ch.location for ch in c.changes]
+    assert (where[0].line, where[0].col) == (5, 15)  # characters, not bytes
+
+
+def test_non_ascii_inside_the_rewritten_statement():
+    before = (
+        "import jax.numpy as jnp\n\n\ndef f(x, d):\n    x[d['é']] = d['𝄞']  # ✓\n    return x\n"
+    )
+    after = (
+        "import jax.numpy as jnp\n\n\ndef f(x, d):\n"
+        "    x = x.at[d['é']].set(d['𝄞'])  # ✓\n    return x\n"
+    )
+    assert_golden(before, after)
+
+
+def test_multi_line_statement():
+    before = (
+        "import jax.numpy as jnp\n\n\ndef f(x, a):\n"
+        "    x[\n        0\n    ] = jnp.sum(\n        a,  # the values\n    )\n"
+        "    return x\n"
+    )
+    c = convert(before)
+    assert "# the values" in c.text
+    assert c.text.count("at[0].set(") == 1
+    assert_golden(before, c.text)
+
+
+def test_semicolons_and_one_line_blocks():
+    before = "import jax.numpy as jnp\n\n\ndef f(x):\n    x[0] = 1.0; x[1] = 2.0\n    return x\n"
+    after = (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n"
+        "    x = x.at[0].set(1.0); x = x.at[1].set(2.0)\n    return x\n"
+    )
+    assert_golden(before, after)
+
+
+def test_no_trailing_newline():
+    before = "import jax.numpy as jnp\n\ndef f(x):\n    x[0] = 1.0\n    return x"
+    after = "import jax.numpy as jnp\n\ndef f(x):\n    x = x.at[0].set(1.0)\n    return x"
+    assert_golden(before, after)
+
+
+def test_nested_functions_methods_and_decorators():
+    before = (
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "\n"
+        "\n"
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    def g(y):\n"
+        "        y[0] = 2.0  # inner\n"
+        "        return y\n"
+        "\n"
+        "    x[1] = 1.0\n"
+        "    return g(x)\n"
+        "\n"
+        "\n"
+        "class C:\n"
+        "    def m(self, x):\n"
+        "        x[1] = 0.0\n"
+        "        return x\n"
+    )
+    after = (
+        before.replace("y[0] = 2.0", "y = y.at[0].set(2.0)")
+        .replace("    x[1] = 1.0", "    x = x.at[1].set(1.0)")
+        .replace("x[1] = 0.0", "x = x.at[1].set(0.0)")
+    )
+    assert_golden(before, after)
+
+
+# -- imports -----------------------------------------------------------------------------------
+
+
+def test_at_updates_need_no_import():
+    before = "def f(x):\n    x[0] = 1.0\n    return x\n"
+    assert_golden(before, "def f(x):\n    x = x.at[0].set(1.0)\n    return x\n")
+
+
+def test_jax_numpy_import_added_when_missing():
+    before = "def f(x):\n    x[x > 0] = 0.0\n    return x\n"
+    c = convert(before)
+    assert c.text.startswith("import jax.numpy as jnp\n")
+    assert c.text.count("import") == 1
+    assert "jnp.where(x > 0, 0.0, x)" in c.text
+    assert_golden(before, c.text)
+
+
+def test_import_goes_after_the_docstring_and_imports():
+    before = '"""Doc."""\n\nimport numpy as np\n\n\ndef f(x):\n    x[x > 0] = 0.0\n    return x\n'
+    c = convert(before)
+    lines = c.text.splitlines()
+    assert lines[0] == '"""Doc."""'
+    assert lines.index("import jax.numpy as jnp") == lines.index("import numpy as np") + 1
+    assert_golden(before, c.text)
+
+
+@pytest.mark.parametrize(
+    "imports,name",
+    [
+        ("import jax.numpy as np_\n", "np_"),
+        ("from jax import numpy as jn\n", "jn"),
+        ("import jax\n", "jax.numpy"),
+        ("import jax as J\n", "J.numpy"),
+    ],
+)
+def test_own_alias_is_reused(imports, name):
+    before = imports + "\n\ndef f(x):\n    x[x > 0] = 0.0\n    return x\n"
+    after = (
+        imports
+        + f"\n\ndef f(x):\n    x = {name}.where(x > 0, 0.0, x).astype(x.dtype)\n    return x\n"
+    )
+    assert_golden(before, after)
+
+
+def test_output_never_imports_autojit():
+    before = (
+        "import autojit\nimport jax.numpy as jnp\n\n\n@autojit.convert\ndef f(x):\n"
+        "    x[x > 0] = 0.0\n    return x\n"
+    )
+    c = convert(before)
+    # the user's own import stays (it is theirs), nothing is added
+    assert c.text.count("autojit") == before.count("autojit")
+    plain = convert("def f(x):\n    x[x > 0] = 0.0\n    return x\n")
+    assert not imports_autojit(plain.text)

@@ -55,15 +55,16 @@ def split_target(target: str) -> tuple[str, str]:
 
 
 def _with_path(directory: str) -> Any:
+    """Put the user's directory on sys.path (and leave it there: functions may import their
+    sibling modules when they run, not only at import time)."""
+
     class _Ctx:
         def __enter__(self) -> None:
-            sys.path.insert(0, directory)
+            if directory not in sys.path:
+                sys.path.insert(0, directory)
 
         def __exit__(self, *exc: object) -> None:
-            try:
-                sys.path.remove(directory)
-            except ValueError:
-                pass
+            pass
 
     return _Ctx()
 

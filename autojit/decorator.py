@@ -258,6 +258,7 @@ class _Record:
             header += f"class {_WRAPPER_CLASS}:\n"
         key = _cache_key(fn, header, self.first_line, self.lines, declared)
         entry = _cache_get(key, fn)
+        fresh = entry is None
         if entry is None:
             fc, nheader = self._convert(header, declared)
             entry = {"fc": _encode_fc(fc), "nheader": nheader, "lines": self.lines, "codes": {}}
@@ -272,14 +273,12 @@ class _Record:
         new_text = self.indent + self.fc.new_text
         self.new_lines = new_text.splitlines(keepends=True)
         self.changed = self.fc.changed
-        self.source = self._public_source()
-        if self.changed:
-            fresh = not entry["codes"]
-            self.compiled = self._compile({})
-            if fresh:
-                _cache_put(key, entry, fn, write=True)
-        else:
-            self.compiled = None
+        source = entry.get("source")
+        if source is None:
+            source = entry["source"] = self._public_source()
+        self.source: str = source
+        self.compiled = self._compile({}) if self.changed else None
+        if fresh:
             _cache_put(key, entry, fn, write=True)
 
     # -- conversion -------------------------------------------------------------------------
@@ -797,6 +796,11 @@ def _decode_fc(data: tuple[Any, ...]) -> FunctionConversion:
 # line numbers
 
 
+_NOT_CHILDREN = {"ctx", "id", "attr", "kind", "type_comment", "name", "arg", "module", "level"}
+_NOT_CHILDREN |= {"is_async", "conversion", "simple", "op", "names"}
+_child_fields: dict[type, tuple[str, ...]] = {}
+
+
 def _remap(
     fdef: ast.AST,
     line_map: list[tuple[int, bool]],
@@ -805,41 +809,61 @@ def _remap(
 ) -> set[str]:
     """Give every node of the new tree the file line of the statement it came from.
 
-    Returns the identifiers of the tree's ``Name`` nodes (collected in the same walk).
+    A node on an unchanged line keeps its columns; one on a generated line spans its original
+    line. Returns the identifiers of the tree's ``Name`` nodes (collected in the same walk).
     """
+    # tables indexed by the parsed line number: file line, start column, end column
+    size = len(line_map) + offset + 2
+    t_line = [0] * size
+    t_start: list[int | None] = [None] * size
+    t_end: list[int | None] = [None] * size
     last = len(line_map) - 1
+    for raw in range(size):
+        line, exact = line_map[min(max(raw - 1 - offset, 0), last)]
+        t_line[raw] = line
+        if not exact:
+            text = file_line(line)
+            t_start[raw] = len(text) - len(text.lstrip())
+            t_end[raw] = len(text.rstrip().encode())
     names: set[str] = set()
     stack = [fdef]
     pop, push = stack.pop, stack.append
-    ast_type, name_type = ast.AST, ast.Name
+    ast_type, name_type, const_type = ast.AST, ast.Name, ast.Constant
+    fields_of = _child_fields
     while stack:
         node = pop()
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast_type):
-                        push(item)
-            elif isinstance(value, ast_type):
-                push(value)
-        if type(node) is name_type:
+        kind = type(node)
+        if kind is name_type:
             names.add(node.id)  # type: ignore[attr-defined]
+        elif kind is not const_type:
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+            for field in fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast_type):
+                            push(item)
+                elif isinstance(value, ast_type):
+                    push(value)
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             continue
-        line, exact = line_map[min(max(lineno - 1 - offset, 0), last)]
+        line = t_line[lineno]
         node.lineno = line  # type: ignore[attr-defined]
-        if not exact:
-            text = file_line(line)
-            node.col_offset = len(text) - len(text.lstrip())  # type: ignore[attr-defined]
-        end = getattr(node, "end_lineno", None)
+        col = t_start[lineno]
+        if col is not None:
+            node.col_offset = col  # type: ignore[attr-defined]
+        end = node.end_lineno  # type: ignore[attr-defined]
         if end is None:
             continue
-        eline, eexact = line_map[min(max(end - 1 - offset, 0), last)]
+        eline = t_line[end]
         node.end_lineno = eline  # type: ignore[attr-defined]
-        if not eexact:
-            node.end_col_offset = len(file_line(eline).rstrip().encode())  # type: ignore[attr-defined]
-        if (eline, node.end_col_offset) < (line, node.col_offset):  # type: ignore[attr-defined]
+        ecol = t_end[end]
+        if ecol is not None:
+            node.end_col_offset = ecol  # type: ignore[attr-defined]
+        if eline < line or (eline == line and node.end_col_offset < node.col_offset):  # type: ignore[attr-defined]
             node.end_lineno = line  # type: ignore[attr-defined]
             node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
     return names

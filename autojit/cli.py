@@ -540,6 +540,20 @@ def _check_paths(paths: Sequence[str]) -> None:
         raise click.UsageError("`-` (stdin) cannot be combined with other paths")
 
 
+def _warn_unmatched(settings: Settings, results: list[FileResult]) -> None:
+    """Say so when a ``--function`` name matched no function in any file."""
+    found = {
+        n
+        for r in results
+        if r.conversion is not None
+        for f in r.conversion.functions
+        for n in (f.name, f.qualname)
+    }
+    for name in settings.functions:
+        if name not in found:
+            _echo_err(f"autojit: warning: no function named {name!r} was found")
+
+
 def _stdin_result(settings: Settings, stdin_filename: str | None) -> FileResult:
     name = stdin_filename or "-"
     data = click.get_binary_stream("stdin").read()
@@ -670,6 +684,7 @@ def convert(
             )
         )
 
+    _warn_unmatched(settings, results)
     errors = sum(r.error is not None for r in results)
     changed = sum(r.changed for r in results)
     if not quiet and not as_json and not is_stdin:
@@ -717,6 +732,7 @@ def check(
         paths, stdin_filename, config_path, select, ignore, all_functions, functions, False
     )
     results = _run(paths, settings, stdin_filename)
+    _warn_unmatched(settings, results)
     findings = 0
     files_with_findings = 0
     report: list[dict[str, Any]] = []

@@ -398,6 +398,8 @@ def test_all_functions_and_function(tmp_path: Path) -> None:
     r = run("convert", "--diff", "--function", "k", str(p))
     assert "def k" in r.stdout or "x = x.at[i].set(y)" in r.stdout
     assert r.stdout.count("+    x = x.at[i].set(y)") == 1
+    r = run("convert", "--check", "--function", "nope", str(p))
+    assert r.exit_code == 0 and "no function named 'nope'" in r.stderr
     r = run("convert", "--all-functions", str(p))
     assert r.exit_code == 0
     assert p.read_text().count("x = x.at[i].set(y)") == 2

@@ -662,6 +662,72 @@ def test_while_else_without_break_and_bool_test():
     )
 
 
+# -- lists appended in a loop with a static count -----------------------------------------
+
+
+def test_list_append_static_range_stacked_by_scan():
+    conv = check(
+        """
+        def f(x):
+            out = []
+            for i in range(40):
+                out.append(x * i)
+            return jnp.stack(out)
+        """,
+        "f",
+        [(f32(1, 2, 3),)],
+        codes=["AJ203"],
+    )
+    assert "scan" in conv.text and "append" not in conv.text
+
+
+def test_list_append_over_array_rows_with_state():
+    check(
+        """
+        def g(x):
+            norms = []
+            total = 0.0
+            for row in x:
+                total = total + row.sum()
+                norms.append(row * total)
+            return total, jnp.array(norms)
+        """,
+        "g",
+        [(np.arange(6, dtype=np.float32).reshape(3, 2),)],
+        codes=["AJ204"],
+    )
+
+
+def test_list_append_underscore_target():
+    check(
+        """
+        def f(x):
+            out = []
+            for _ in range(20):
+                x = x * 0.5
+                out.append(x)
+            return jnp.stack(out)
+        """,
+        "f",
+        [(f32(1, 2),)],
+        codes=["AJ203"],
+    )
+
+
+def test_list_used_as_list_after_loop_stays_python():
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            out = []
+            for i in range(40):
+                out.append(x * i)
+            return out[::2]
+        """
+    )
+    assert "scan" not in conv.text
+    assert any(r.code == "AJ935" for r in conv.refusals)
+
+
 # -- refusals ------------------------------------------------------------------------------
 
 

@@ -481,6 +481,7 @@ def _exits(stmts, nested: bool = False):
 
 def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
     """(code, node, reason) when the loop body cannot become a function; else None."""
+    stacked = set(_stacked_appends(ctx, an, block, loop, plan).values())
     for s in _own_statements(loop.body):
         if isinstance(s, _FORBIDDEN):
             kind = type(s).__name__.lower()
@@ -518,6 +519,8 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                     )
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             f = s.value.func
+            if s in stacked:
+                continue
             if isinstance(f, gast.Attribute) and f.attr in _MUTATING_METHODS:
                 base = dotted_name(f.value)
                 v = an.value(f.value, s)
@@ -548,7 +551,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 "loop (it becomes the loop's starting result); left as Python",
             )
     if plan.index_checks:
-        bad = _static_index_use(an, loop, plan.index_checks)
+        bad = _static_index_use(an, loop, plan.index_checks, stacked)
         if bad is not None:
             return (
                 "AJ934",
@@ -573,9 +576,11 @@ def _shallow(stmt):
 _ARITH = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.IfExp)
 
 
-def _static_index_use(an: FunctionAnalysis, loop, names: set[str]):
+def _static_index_use(an: FunctionAnalysis, loop, names: set[str], stacked=frozenset()):
     """The first use of a loop index that needs a Python integer, or None."""
     for s in _own_statements(loop.body):
+        if s in stacked:
+            s = gast.Expr(value=s.value.args[0])  # the appended value, stacked by scan
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             if expr_activity(s).reads & names or _free_reads(s) & names:
                 return s
@@ -680,7 +685,31 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         for n in order
         if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
     ]
-    if not carry:
+    stacks = _stacked_appends(ctx, an, block, loop, plan)
+    items: dict[str, str] = {}
+    if stacks:
+        for lst, stmt in stacks.items():
+            item = ctx.fresh(f"{lst}_item")
+            items[lst] = item
+            loop.body[loop.body.index(stmt)] = replace(
+                f"{item} = {_PH.format('V')}", **{_PH.format("V"): stmt.value.args[0]}
+            )[0]
+        if plan.kind == "fori":
+            # the stacked results come from scan: iterate over the index values
+            jnp_ = ctx.names.jnp
+            lo_zero = _const_int(plan.lo) == 0
+            plan.xs = replace_expr(
+                f"{jnp_}.arange({'' if lo_zero else _PH.format('LO') + ', '}{_PH.format('HI')})",
+                **{_PH.format("LO"): plan.lo, _PH.format("HI"): plan.hi},
+            )
+            plan.xs_first = replace_expr("0")
+            plan.elem = plan.index
+            plan.kind = "scan"
+            plan.what = plan.what.replace("fori_loop", "scan")
+        plan.what += (
+            "; " + ", ".join(f"`{n}.append(...)`" for n in stacks) + (" -> stacked by scan")
+        )
+    if not carry and not stacks:
         ctx.refuse(
             "AJ932",
             loop,
@@ -747,11 +776,15 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         return replace(f"{', '.join(names)} = {carry_param}")
 
     param_for_body = carry[0] if single else carry_param
-    if single and carry[0] in plan.targets and plan.kind != "while":
+    if (single and carry[0] in plan.targets and plan.kind != "while") or not carry:
         param_for_body = "_"
+    if param_for_body in (plan.index, plan.elem):
+        param_for_body = carry_param
     # body function
     body_stmts = list(plan.index_prelude) + list(loop.body)
-    ret = carry[0] if single else tuple_text
+    ret = carry[0] if single else (tuple_text if carry else "None")
+    if not carry:
+        carry_expr = "None"
     if plan.kind == "while":
         head = f"def {body_fn}({param_for_body}):"
         ret_text = f"return {ret}"
@@ -760,7 +793,10 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         ret_text = f"return {ret}"
     else:
         head = f"def {body_fn}({param_for_body}, {plan.elem}):"
-        ret_text = f"return {'(' + ret + ')' if not single else ret}, None"
+        ys = ", ".join(items.values()) if items else "None"
+        if len(items) > 1:
+            ys = f"({ys})"
+        ret_text = f"return {'(' + ret + ')' if len(carry) > 1 else ret}, {ys}"
     body_def = replace(
         f"{head}\n    {_PH.format('UNPACK')}\n    {_PH.format('BODY')}\n    {ret_text}\n",
         **{
@@ -817,9 +853,12 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             **{_PH.format("LO"): plan.lo, _PH.format("HI"): plan.hi},
         )
     else:
-        lhs = carry[0] if single else f"({tuple_text})"
+        lhs = carry[0] if single else (f"({tuple_text})" if carry else "_")
+        ys_lhs = ", ".join(items) if items else "_"
+        if len(items) > 1:
+            ys_lhs = f"({ys_lhs})"
         new += replace(
-            f"{lhs}, _ = {lax}.scan({body_fn}, {carry_expr}, {_PH.format('XS')})",
+            f"{lhs}, {ys_lhs} = {lax}.scan({body_fn}, {carry_expr}, {_PH.format('XS')})",
             **{_PH.format("XS"): plan.xs},
         )
     new += list(loop.orelse or [])
@@ -1050,3 +1089,86 @@ def _tail_return(block: list, loop):
     if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(ret.value)):
         return None
     return ret
+
+
+_STACKERS = {"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"}
+
+
+def _stacked_appends(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan) -> dict:
+    """Lists filled by one ``lst.append(v)`` per iteration of a loop with a static count.
+
+    ``{name: append statement}`` when each list starts empty right before the loop, is appended
+    to once at the top level of the body, and is only read after it as ``jnp.stack(lst)`` /
+    ``jnp.array(lst)``: scan then stacks the values (its ``ys``), which is the same array.
+    """
+    if plan.code not in ("AJ203", "AJ204"):
+        return {}
+    out: dict = {}
+    for s in loop.body:
+        call = s.value if isinstance(s, gast.Expr) else None
+        if not (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, gast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            continue
+        name = call.func.value.id
+        if name in out or an.value(call.func.value, s).kind is not Kind.LIST:
+            return {}
+        out[name] = s
+    if not out:
+        return {}
+    idx = next(i for i, s in enumerate(block) if s is loop)
+    for name, stmt in out.items():
+        # the only use inside the loop is the append
+        uses = [
+            n for b in loop.body for n in gast.walk(b) if isinstance(n, gast.Name) and n.id == name
+        ]
+        if len(uses) != 1 or uses[0] is not stmt.value.func.value:
+            return {}
+        # starts empty right before the loop
+        started = False
+        for prev in reversed(block[:idx]):
+            act = an.activity.of(prev)
+            if (
+                isinstance(prev, gast.Assign)
+                and len(prev.targets) == 1
+                and isinstance(prev.targets[0], gast.Name)
+                and prev.targets[0].id == name
+                and isinstance(prev.value, gast.List)
+                and not prev.value.elts
+            ):
+                started = True
+                break
+            if name in act.reads | act.writes:
+                break
+        if not started:
+            return {}
+        if not _only_stacked_after(ctx, an, loop, name):
+            return {}
+    return out
+
+
+def _only_stacked_after(ctx: Context, an: FunctionAnalysis, loop, name: str) -> bool:
+    parents: dict[int, object] = {}
+    for n in gast.walk(ctx.fn):
+        for c in gast.iter_child_nodes(n):
+            parents[id(c)] = n
+    inside = {id(n) for n in gast.walk(loop)}
+    for n in gast.walk(ctx.fn):
+        if not (isinstance(n, gast.Name) and n.id == name) or id(n) in inside:
+            continue
+        if isinstance(n.ctx, gast.Store):
+            continue
+        parent = parents.get(id(n))
+        if not (
+            isinstance(parent, gast.Call)
+            and parent.args == [n]
+            and not parent.keywords
+            and (ctx.scope.qualified(dotted_name(parent.func) or "") or "") in _STACKERS
+        ):
+            return False
+    return True

@@ -743,6 +743,10 @@ class _Conditionals:
             exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
             for i in range(2):
                 j = 1 - i
+                # a Python bool against an array: bool is the lowest type, so jax's own
+                # check is enough (an int/float array would fail loudly, not silently)
+                if vals[i].dtype == "bool":
+                    continue
                 if vals[i].static and vals[j].kind in (Kind.TRACED, Kind.UNKNOWN):
                     self._promote_static_side(
                         rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
@@ -861,6 +865,8 @@ class _Conditionals:
                 continue
             for r, v in zip(rets[i], kinds[i], strict=True):
                 if r.value is None or not v.static or isinstance(r.value, gast.Tuple):
+                    continue
+                if v.dtype == "bool":
                     continue
                 if not (isinstance(r.value, gast.Constant) or v.dtype in ("int", "float", "bool")):
                     continue
@@ -1222,10 +1228,6 @@ def _return_last_value(fn, outs: list[str], src) -> None:
         and isinstance(last.targets[0], gast.Name)
         and last.targets[0].id == n
     ):
-        return
-    earlier = {x for st in fn.body[:-2] for x in _names_in_order([st], store=False)}
-    earlier |= {x for st in fn.body[:-2] for x in _names_in_order([st], store=True)}
-    if n in earlier or n in {a.id for a in fn.args.args}:
         return
     new = replace("return V", V=last.value)
     new[0]._aj_replaces = getattr(last, "_aj_replaces", None) or last

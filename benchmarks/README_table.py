@@ -90,14 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from autojit.bench.cli import split_specs
-    from autojit.bench.load import LoadError, import_file, load_target
+    from autojit.bench.load import LoadError, import_file, load_target, unwrap_jit
     from autojit.bench.report import fmt_ratio, fmt_seconds, markdown_table
     from autojit.bench.runner import (
         BenchOptions,
         DeviceError,
-        resolve_device,
         run_benchmark,
-        time_jitted,
     )
     from autojit.bench.spec import bind, call_factory, make_inputs, parse_specs
 
@@ -147,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                 specs = split_specs(inputs) if isinstance(inputs, str) else list(inputs)
                 return make_inputs(parse_specs(specs), args.seed, target.original)
 
+            target.reference = unwrap_jit(ref) if ref is not None else None
             try:
                 result = run_benchmark(target, [(None, make)], options)
             except DeviceError as e:
@@ -156,19 +155,13 @@ def main(argv: list[str] | None = None) -> int:
             run = result.run
             o, c = run.original, run.converted
             ratio = ""
-            if ref is not None and c.timing is not None and run.input_error is None:
+            ref_run = run.reference
+            if ref_run is not None:
                 any_reference = True
-                ref_result = time_jitted(
-                    ref,
-                    make(),
-                    target.conversion.static_argnames if target.conversion else (),
-                    options,
-                    resolve_device(args.device),
-                )
-                if ref_result.timing is not None and ref_result.timing.median > 0:
-                    ratio = fmt_ratio(c.timing.median / ref_result.timing.median)
-                elif ref_result.error is not None:
-                    ratio = f"reference: `{ref_result.error.short_type}`"
+                if ref_run.error is not None:
+                    ratio = f"reference: `{ref_run.error.short_type}`"
+                elif run.reference_ratio is not None:
+                    ratio = fmt_ratio(run.reference_ratio)
 
             def cell(timing: Any, error: Any) -> str:
                 if error is not None:

@@ -45,6 +45,10 @@ EXAMPLE = textwrap.dedent(
         raise ValueError("boom on purpose")
 
 
+    def update_reference(x, i, y):
+        return jnp.sin(x.at[i].set(y)) * 2
+
+
     def make_inputs(n=8, seed=0):
         rng = np.random.default_rng(seed)
         return (rng.standard_normal(n).astype(np.float32), 1, 3.0), {}
@@ -609,3 +613,19 @@ def test_eager_original_falls_back_to_jax_arrays():
     )
     assert run.status == "original raised"
     assert run.original.eager_error.type == "AttributeError"
+
+
+def test_cli_reference_ratio(example):
+    r = _cli(
+        [f"{example}::update", "x=f32[64]", "i=3", "y=1.5", "--reference", "update_reference"]
+        + ["--repeat", "2", "--json"]
+    )
+    assert r.exit_code == 0, r.stderr
+    run = json.loads(r.stdout)["runs"][0]
+    assert run["reference"]["ok"] is True and run["reference_equivalence"]["ok"] is True
+    assert run["converted_over_reference"] > 0
+    assert "converted / reference" in r.stderr
+    assert (
+        _cli([f"{example}::update", "x=f32[4]", "i=0", "y=1.0", "--reference", "nope"]).exit_code
+        == 2
+    )

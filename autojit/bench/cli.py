@@ -191,6 +191,12 @@ def _fail(msg: str, code: int = EXIT_USAGE) -> None:
     show_default=True,
     help="Stop timing calls of one function once they take this long in total.",
 )
+@click.option(
+    "--reference",
+    metavar="NAME",
+    help="A hand-written JAX version of FUNC in FILE: timed under jax.jit too, with the "
+    "converted/reference time ratio reported.",
+)
 @click.option("--no-plain-jit", is_flag=True, help="Do not try a plain jax.jit of the original.")
 @click.option(
     "--eager-inputs",
@@ -218,6 +224,7 @@ def bench_command(
     rtol: float | None,
     atol: float | None,
     max_seconds: float,
+    reference: str | None,
     no_plain_jit: bool,
     eager_inputs: str,
     progress: bool | None,
@@ -253,7 +260,7 @@ def bench_command(
         except PlotError as e:
             _fail(str(e))
 
-    from .load import LoadError, import_file, load_target, split_target
+    from .load import LoadError, import_file, load_target, split_target, unwrap_jit
     from .spec import call_factory, make_inputs, parse_specs
 
     sizes_or_none: list[int | None] = list(size_list) or [None]
@@ -276,6 +283,12 @@ def bench_command(
         tgt = load_target(path, func)
     except LoadError as e:
         _fail(str(e))
+
+    if reference:
+        ref_fn = getattr(tgt.module, reference, None)
+        if not callable(ref_fn):
+            _fail(f"no reference function {reference!r} in {path}")
+        tgt.reference = unwrap_jit(ref_fn)
 
     make_factory: Callable[..., Any] | None = None
     if factory:

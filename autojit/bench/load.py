@@ -42,6 +42,7 @@ class Target:
     module: types.ModuleType | None = None
     path: str | None = None
     error: BaseException | None = None  # why there is no converted function
+    reference: Callable[..., Any] | None = None  # a hand-written JAX version, if any
 
 
 def split_target(target: str) -> tuple[str, str]:

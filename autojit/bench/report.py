@@ -175,6 +175,25 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
                     f"{k.replace('_bytes', '')} {fmt_bytes(v)}" for k, v in c.memory.items()
                 )
             )
+        if run.reference is not None:
+            ref = run.reference
+            if ref.error is not None:
+                alarms.append(
+                    f"{label}the hand-written reference failed at {ref.error.stage}: "
+                    f"{ref.error.type}: {ref.error.first_line}"
+                )
+            else:
+                notes.append(
+                    f"{label}hand-written reference (jitted): {_timing_cell(ref.timing)}, "
+                    f"compile {fmt_seconds(ref.stages.total)}; converted / reference: "
+                    f"{fmt_ratio(run.reference_ratio)}"
+                )
+            req = run.reference_equivalence
+            if req is not None and not req.ok:
+                notes.append(
+                    f"{label}note: the reference's outputs differ from the eager original's: "
+                    + "; ".join(req.all_problems()[:3])
+                )
         if run.speedup_vs_jit is not None:
             notes.append(
                 f"{label}converted vs plain jit of the original: {fmt_ratio(run.speedup_vs_jit)}"

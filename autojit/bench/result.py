@@ -117,6 +117,16 @@ class SizeRun:
     converted: ConvertedResult = field(default_factory=ConvertedResult)
     equivalence: Equivalence | None = None
     input_error: Failure | None = None
+    reference: ConvertedResult | None = None  # a hand-written JAX version, jitted
+    reference_equivalence: Equivalence | None = None  # its outputs against the eager original
+
+    @property
+    def reference_ratio(self) -> float | None:
+        """Converted median over hand-written reference median (1.0: as fast)."""
+        r, c = self.reference, self.converted.timing
+        if r is None or r.timing is None or c is None or not r.timing.samples or not c.samples:
+            return None
+        return c.median / r.timing.median if r.timing.median > 0 else None
 
     @property
     def speedup(self) -> float | None:
@@ -165,6 +175,11 @@ class SizeRun:
             "speedup": self.speedup,
             "speedup_vs_jit": self.speedup_vs_jit,
             "equivalence": self.equivalence.to_json() if self.equivalence else None,
+            "reference": self.reference.to_json() if self.reference else None,
+            "reference_equivalence": (
+                self.reference_equivalence.to_json() if self.reference_equivalence else None
+            ),
+            "converted_over_reference": self.reference_ratio,
         }
 
 

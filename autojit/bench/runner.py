@@ -244,6 +244,27 @@ def run_inputs(
                 run.equivalence = compare_outputs(
                     reference, output, rtol=options.rtol, atol=options.atol
                 )
+
+        # 4. a hand-written reference, jitted with the same static arguments
+        if target.reference is not None:
+            say(f"{label}hand-written reference")
+            run.reference = ConvertedResult()
+            static = target.conversion.static_argnames if target.conversion is not None else ()
+            ref_out = _run_converted(
+                target.reference,
+                static,
+                dev_inputs,
+                options,
+                run.reference,
+                clock,
+                say,
+                label,
+                user_file,
+            )
+            if run.reference.error is None and have_reference:
+                run.reference_equivalence = compare_outputs(
+                    reference, ref_out, rtol=options.rtol, atol=options.atol
+                )
     return run
 
 
@@ -387,32 +408,4 @@ def run_benchmark(
             result.runs.append(run)
             continue
         result.runs.append(run_inputs(target, inputs, options, device, size, progress, clock))
-    return result
-
-
-def time_jitted(
-    fn: Callable[..., Any],
-    inputs: Inputs,
-    static_argnames: Iterable[str],
-    options: BenchOptions,
-    device: Any,
-    clock: Clock = time.perf_counter,
-) -> ConvertedResult:
-    """Compile and time any function under ``jax.jit`` (a hand-written reference, say) the way
-    the converted function is timed."""
-    import jax
-
-    result = ConvertedResult()
-    with jax.default_device(device):
-        _run_converted(
-            fn,
-            static_argnames,
-            on_device(inputs, device),
-            options,
-            result,
-            clock,
-            lambda _m: None,
-            "",
-            None,
-        )
     return result

@@ -302,6 +302,8 @@ class ValueAnalysis:
             if node.attr in STATIC_ATTRIBUTES:
                 return Value(Kind.STATIC, "int" if node.attr in ("ndim", "size") else None)
             if base.static:
+                if node.attr in _FLOAT_CONSTANTS and isinstance(node.value, gast.Name):
+                    return Value(Kind.STATIC, "float", True)  # jnp.nan, np.inf, math.pi
                 return STATIC
             if base.traced:
                 if node.attr in ("T", "mT", "real", "imag"):
@@ -613,6 +615,8 @@ def _dtype_kind(node) -> str | None:
         return "float"
     return None
 
+
+_FLOAT_CONSTANTS = {"nan", "inf", "pi", "e", "euler_gamma", "NaN", "NAN", "Inf", "PINF", "NINF"}
 
 _VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal"}
 

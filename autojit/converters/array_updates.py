@@ -91,8 +91,12 @@ def index_kind(ctx: Context, idx, stmt) -> str:
     kinds = [_part_kind(ctx, p, stmt) for p in parts]
     if len(kinds) == 1:
         return kinds[0]
-    if any(k in (_IndexKind.MASK, _IndexKind.AMBIGUOUS) for k in kinds):
-        return _IndexKind.AMBIGUOUS if _IndexKind.MASK not in kinds else "mixed-mask"
+    if _IndexKind.MASK in kinds:
+        return "mixed-mask"
+    if _IndexKind.AMBIGUOUS in kinds:
+        # a part that may be a mask inside a tuple: `.at[...]` is right for integers and fails
+        # loudly (NonConcreteBooleanIndexError) for a mask, never silently
+        return _IndexKind.INT_ARRAY
     if _IndexKind.INT_ARRAY in kinds:
         return _IndexKind.INT_ARRAY
     return _IndexKind.BASIC

@@ -162,7 +162,7 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
                 + (f" ({f.where})" if f.where else "")
             )
         if c.cost:
-            parts = [f"flops {fmt_count(c.cost.get('flops'))}"]
+            parts = [f"flops {fmt_count(c.cost['flops'])}"] if "flops" in c.cost else []
             if "bytes_accessed" in c.cost:
                 parts.append(f"bytes accessed {fmt_bytes(c.cost['bytes_accessed'])}")
             if "transcendentals" in c.cost:

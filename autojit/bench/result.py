@@ -211,6 +211,11 @@ class BenchResult:
     def mismatch(self) -> bool:
         return any(r.status == "MISMATCH" for r in self.runs)
 
+    def __str__(self) -> str:
+        from .report import render_text
+
+        return render_text(self)
+
     @property
     def run(self) -> SizeRun:
         """The first (often only) run."""

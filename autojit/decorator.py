@@ -150,7 +150,7 @@ def _decorate(
         f = f.__func__
     fn = _plain_function(f)
     rec = _Record(fn, user_names, user_nums, recursive)
-    _records[fn] = rec
+    _decorated.add(rec)
     rec.warn_refusals()
 
     static_names, static_nums = rec.merged_statics(user_names, user_nums)
@@ -210,6 +210,9 @@ def _plain_function(f: Any) -> types.FunctionType:
 
 _records: weakref.WeakKeyDictionary[types.FunctionType, _Record] = weakref.WeakKeyDictionary()
 _opted_out: set[int] = set()
+_failed: set[int] = set()
+# decorated functions: alive as long as what the decorator returned
+_decorated: weakref.WeakSet[_Record] = weakref.WeakSet()
 
 
 def _record_for(fn: types.FunctionType) -> _Record:
@@ -217,6 +220,32 @@ def _record_for(fn: types.FunctionType) -> _Record:
     if rec is None:
         rec = _Record(fn, (), (), True)
         _records[fn] = rec
+    return rec
+
+
+def _helper_record(fn: types.FunctionType) -> _Record | None:
+    """The conversion of a helper, made once; None where it cannot be converted."""
+    rec = _records.get(fn)
+    if rec is not None:
+        return rec
+    if id(fn) in _failed:
+        return None
+    try:
+        rec = _Record(fn, (), (), True)
+    except Exception as exc:  # a helper autojit cannot convert is called as it is
+        _failed.add(id(fn))
+        if not isinstance(exc, ConversionError):
+            code = fn.__code__
+            warnings.warn_explicit(
+                f"autojit could not convert `{fn.__qualname__}`, called as it is: {exc!r}",
+                ConversionWarning,
+                code.co_filename,
+                code.co_firstlineno,
+                module=fn.__module__,
+            )
+        return None
+    _records[fn] = rec
+    rec.warn_refusals()
     return rec
 
 
@@ -421,9 +450,7 @@ class _Record:
                 and name in names
             ):
                 extras[name] = types.CellType(_import_module(module))
-        for name, cell in helpers.items():
-            if name not in freevars:
-                extras[name] = cell
+        extras.update(helpers)
         params = tuple(freevars) + tuple(n for n in extras if n not in freevars)
         inner = self.entry["codes"].get(params)
         if inner is None:
@@ -489,19 +516,11 @@ class _Record:
         try:
             helpers: dict[str, types.CellType] = {}
             if self.recursive:
-                code = self.compiled.__code__ if self.compiled is not None else self.fn.__code__
-                for name in sorted(_global_names(code)):
-                    value = self.fn.__globals__.get(name)
-                    if value is None or not _is_user_function(value, self.fn):
+                for name, value in self._callees():
+                    helper = _helper_record(value)
+                    if helper is None:
                         continue
-                    try:
-                        helper = _record_for(value)
-                    except (ConversionError, OSError, SyntaxError):
-                        continue
-                    if helper.resolving:
-                        helpers[name] = helper.cell
-                        continue
-                    if helper.resolve() is not helper.fn:
+                    if helper.resolving or helper.resolve() is not helper.fn:
                         helpers[name] = helper.cell
             if helpers:
                 final: Callable[..., Any] = self._compile(helpers)
@@ -514,6 +533,24 @@ class _Record:
             return final
         finally:
             self.resolving = False
+
+    def _callees(self) -> list[tuple[str, types.FunctionType]]:
+        """The user's functions this one may call: globals, and closure variables."""
+        fn = self.fn
+        code = self.compiled.__code__ if self.compiled is not None else fn.__code__
+        out = []
+        for name in sorted(_global_names(code)):
+            value = fn.__globals__.get(name)
+            if value is not None and _is_user_function(value, fn):
+                out.append((name, value))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not assigned yet
+                continue
+            if _is_user_function(value, fn):
+                out.append((name, value))
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -619,6 +656,13 @@ def _header(fn: types.FunctionType) -> str:
                 if not all(p.isidentifier() for p in mod.split(".")):
                     continue
                 lines.append(f"import {mod}\n" if mod == name else f"import {mod} as {name}\n")
+        # The names the rewrites use for jax, jax.numpy and jax.lax, where the module lacks
+        # them (the converted code gets them from autojit, never from the module): the
+        # analysis then knows what the generated code calls, e.g. that `jnp.result_type(i)`
+        # is static.
+        for name, mod in _FALLBACK_MODULES.items():
+            if name not in g and not hasattr(builtins, name):
+                lines.append(f"import {mod} as {name}\n" if name != mod else f"import {mod}\n")
         imports = "".join(lines)
         _header_cache[id(g)] = (len(g), imports, g)
     extra = []
@@ -896,7 +940,7 @@ def _annotate(exc: BaseException) -> None:
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename.endswith(".py") or code.co_filename.startswith("<"):
-            for rec in list(_records.values()):
+            for rec in [*_records.values(), *_decorated]:
                 if code in rec.codes:
                     hit = (rec, tb.tb_lineno)
         tb = tb.tb_next

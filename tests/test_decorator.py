@@ -340,6 +340,108 @@ def test_helper_in_module_without_jnp(tmp_path):
         del sys.modules["aj_user_mod"]
 
 
+def helper_with_index(x, i):
+    x[i] = 1.0
+    return x
+
+
+@autojit.convert
+def calls_helper_with_index(x):
+    return helper_with_index(x, 2)
+
+
+def test_helper_with_unknown_index_kind():
+    # In a helper the analysis cannot tell whether `i` is an integer or a boolean mask.
+    same(calls_helper_with_index(f32(0.0, 0.0, 0.0)), f32(0.0, 0.0, 1.0))
+
+
+def test_closure_helper_converted():
+    def outer(offset):
+        def local_helper(x):
+            x[0] = offset
+            return x
+
+        @autojit.convert
+        def body(x):
+            return local_helper(x) + 1.0
+
+        return body
+
+    same(outer(5.0)(f32(0.0, 0.0)), f32(6.0, 1.0))
+
+
+def write_package(root, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_helper_in_another_module_of_the_package(tmp_path, monkeypatch):
+    write_package(
+        tmp_path,
+        {
+            "ajpkg/__init__.py": "",
+            "ajpkg/util.py": """\
+                def put_one(x, i):
+                    x[i] = 1.0
+                    return x
+                """,
+            "ajpkg/model.py": """\
+                import autojit
+                from ajpkg.util import put_one
+
+                @autojit.convert
+                def run(x):
+                    return put_one(x, 2) * 3.0
+                """,
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import ajpkg.model
+
+        same(ajpkg.model.run(f32(1.0, 1.0, 0.0)), f32(3.0, 3.0, 3.0))
+    finally:
+        for name in [m for m in sys.modules if m == "ajpkg" or m.startswith("ajpkg.")]:
+            del sys.modules[name]
+
+
+def test_conversion_cached_in_pycache(tmp_path, monkeypatch):
+    write_package(
+        tmp_path,
+        {
+            "aj_cached_mod.py": """\
+                def put(x, i):
+                    x[i] = 2.0
+                    return x
+                """
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setenv("AUTOJIT_CACHE", "1")
+    from autojit import decorator
+
+    try:
+        import aj_cached_mod
+
+        first = autojit.convert(aj_cached_mod.put)
+        entries = list((tmp_path / "__pycache__").glob("aj_cached_mod.autojit.put.*.bin"))
+        assert len(entries) == 1
+        decorator._memory_cache.clear()
+        second = autojit.convert(aj_cached_mod.put)
+        assert second.source == first.source and second.changes == first.changes
+        same(second(np.zeros(3, np.float32), 1), f32(0.0, 2.0, 0.0))
+        # a damaged entry is ignored
+        entries[0].write_bytes(b"not marshal")
+        decorator._memory_cache.clear()
+        third = autojit.convert(aj_cached_mod.put)
+        same(third(np.zeros(3, np.float32), 0), f32(2.0, 0.0, 0.0))
+    finally:
+        sys.modules.pop("aj_cached_mod", None)
+
+
 def test_mutual_recursion_terminates():
     @autojit.convert
     def entry(x):

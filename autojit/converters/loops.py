@@ -405,7 +405,11 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         v = an.value(node, loop)
         if v.kind is not Kind.TRACED or v.scalar is True:
             return None
-        first = replace_expr(f"{_PH.format('X')}[0]", **{_PH.format("X"): copy_expr(node)})
+        # an element's type, also for a zero-length array (eval_shape of the body)
+        first = replace_expr(
+            f"{ctx.names.jax}.ShapeDtypeStruct({_PH.format('X')}.shape[1:], {_PH.format('Y')}.dtype)",
+            **{_PH.format("X"): copy_expr(node), _PH.format("Y"): copy_expr(node)},
+        )
         length = replace_expr(f"len({_PH.format('X')})", **{_PH.format("X"): copy_expr(node)})
         return node, first, length
 

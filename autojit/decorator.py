@@ -199,8 +199,9 @@ def _plain_function(f: Any) -> types.FunctionType:
         raise ConversionError(
             f"autojit cannot convert {f!r}: it is not a Python function defined with `def`"
         )
-    if getattr(f, "original", None) is not None and getattr(f, _MARK, False):
-        f = f.original
+    original = getattr(f, "original", None)
+    if isinstance(original, types.FunctionType) and getattr(f, _MARK, False):
+        f = original
     return f
 
 
@@ -365,9 +366,9 @@ class _Record:
             if nposonly <= j < npos and params[j] not in names:
                 names.append(params[j])
         for n in list(names):
-            j = _param_index(code, n)
-            if j is not None and j < npos and j not in nums and j - npos not in nums:
-                nums.append(j)
+            k = _param_index(code, n)
+            if k is not None and k < npos and k not in nums and k - npos not in nums:
+                nums.append(k)
         return tuple(names), tuple(sorted(nums))
 
     def warn_refusals(self) -> None:
@@ -681,8 +682,8 @@ def _header(fn: types.FunctionType) -> str:
             attr = getattr(value, "__name__", None)
             if not isinstance(attr, str) or not attr.isidentifier():
                 continue
-            for mod, modname in zip(jax_mods, _JAX_PUBLIC, strict=True):
-                if mod is not None and getattr(mod, attr, None) is value:
+            for jax_mod, modname in zip(jax_mods, _JAX_PUBLIC, strict=True):
+                if jax_mod is not None and getattr(jax_mod, attr, None) is value:
                     alias = "" if attr == name else f" as {name}"
                     extra.append(f"from {modname} import {attr}{alias}\n")
                     break

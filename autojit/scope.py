@@ -113,9 +113,12 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                     scope.constants.add(t.id)
     elif isinstance(stmt, ast.If | ast.Try):
         # `try: import x except ImportError` and `if TYPE_CHECKING:` blocks
+        before = scope.last_import_end
         for sub in ast.iter_child_nodes(stmt):
             if isinstance(sub, ast.stmt):
                 _visit_top(sub, scope, reassigned)
             elif isinstance(sub, ast.ExceptHandler):
                 for s in sub.body:
                     _visit_top(s, scope, reassigned)
+        if scope.last_import_end != before:  # new imports go after the block, not inside it
+            scope.last_import_end = stmt.end_lineno or stmt.lineno

@@ -825,3 +825,18 @@ def test_output_that_does_not_parse_is_never_written(tree: Path, monkeypatch) ->
     r = run("convert", str(tree / "a.py"))
     assert r.exit_code == 2 and "does not parse" in r.stderr
     assert (tree / "a.py").read_text() == SOURCE
+
+
+def test_imports_are_added_after_a_try_import_block(tmp_path: Path) -> None:
+    p = tmp_path / "t.py"
+    p.write_text(
+        "try:\n    import numpy as np\nexcept ImportError:\n    np = None\n\n\n"
+        "def h(x, i, y):\n    x[i] = y\n    return x\n"
+    )
+    r = run("convert", "--all-functions", "--add-jit", str(p))
+    assert r.exit_code == 0, r.output
+    text = p.read_text()
+    assert text.startswith("try:\n    import numpy as np\nexcept ImportError:\n    np = None\n")
+    assert "@jax.jit\ndef h(x, i, y):\n    x = x.at[i].set(y)\n" in text
+    got = _load(text)["h"](np.zeros(3, np.float32), 1, 2.0)
+    np.testing.assert_allclose(np.asarray(got), [0, 2, 0])

@@ -49,6 +49,16 @@ EXAMPLE = textwrap.dedent(
         return jnp.sin(x.at[i].set(y)) * 2
 
 
+    def make_closure():
+        scale = 3.0
+
+        def inner(x, i):
+            x[i] = scale
+            return jnp.cumsum(x)
+
+        return inner
+
+
     def make_inputs(n=8, seed=0):
         rng = np.random.default_rng(seed)
         return (rng.standard_normal(n).astype(np.float32), 1, 3.0), {}
@@ -350,6 +360,11 @@ def test_benchmark_api(example):
         mod.update, np.zeros(5, np.float32), 2, 7.0, bench_options=BenchOptions(repeat=1)
     )
     assert res.ok and res.run.original.jit_error.type == "TypeError"
+    # a closure: converted from its own source, compiled with its free variables
+    res = autojit.benchmark(mod.make_closure(), np.zeros(4, np.float32), 1)
+    assert res.ok, res.to_json()
+    line = EXAMPLE.splitlines().index("        x[i] = scale") + 1
+    assert any(f"bench_example_mod.py:{line}:" in c for c in res.changes), res.changes
 
 
 # ---------------------------------------------------------------- CLI

@@ -203,10 +203,12 @@ def convert_function(fn: Callable[..., Any]) -> Target:
         matches = [f for f in conversion.functions if f.name == name]
         if not matches:
             # a nested function: convert it alone, from its own source
-            src = textwrap.dedent(inspect.getsource(original))
+            # (padded with blank lines so that reported lines are the file's)
+            first = original.__code__.co_firstlineno
+            src = "\n" * (first - 1) + textwrap.dedent(inspect.getsource(original))
             conversion = convert_source(src, path, only=wanted)
             matches = [f for f in conversion.functions if f.name == name]
-            def_line = original.__code__.co_firstlineno
+            def_line = matches[0].location.line if matches else first
         else:
             def_line = matches[0].location.line
         if not matches:

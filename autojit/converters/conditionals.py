@@ -525,7 +525,12 @@ class _Conditionals:
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in written:
                 operands.append(n)
-        return _Plan(outs, operands)
+        return _Plan(outs, self._ordered(operands))
+
+    def _ordered(self, names_: list[str]) -> list[str]:
+        """The function's parameters first, in signature order, then the rest as they appear."""
+        params = [p for p in self.an.params if p in names_]
+        return params + [n for n in names_ if n not in params]
 
     # -- jnp.where eligibility -------------------------------------------------------------
     def _cheap(self, node) -> bool:
@@ -846,7 +851,7 @@ class _Conditionals:
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in written:
                 ops.append(n)
-        return _Plan([], ops)
+        return _Plan([], self._ordered(ops))
 
     def _promote_returns(self, s, fns, names_, ops) -> None:
         rets = [[r for r in _walk(b) if isinstance(r, gast.Return)] for b in (s.body, s.orelse)]

@@ -397,11 +397,14 @@ def run_benchmark(
 ) -> BenchResult:
     """Benchmark ``target`` on each input set, ``(size, make_inputs)``; ``make_inputs`` may
     raise (reported as that run's input error)."""
+    import jax
+
     device = resolve_device(options.device)
     result = new_result(target, options, device)
     for size, make in input_sets:
         try:
-            inputs = make()
+            with jax.default_device(device):
+                inputs = make()
         except Exception as e:  # noqa: BLE001 - reported
             run = SizeRun(size, [])
             run.input_error = Failure.from_exception(e, "inputs", target.path)

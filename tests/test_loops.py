@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import textwrap
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -763,3 +766,52 @@ def test_unchanged_output_is_idempotent():
     again = autojit.convert_source(conv.text, "m.py", all_functions=True)
     assert again.text == conv.text
     assert not again.changes
+
+
+# -- examples/loops.py ---------------------------------------------------------------------
+
+EXAMPLE = Path(autojit.__file__).resolve().parent.parent / "examples" / "loops.py"
+EXAMPLE_INPUTS = {
+    "g": [(i32(10), i32(20)), (f32(1, 2), i32(0))],
+    "stupid_fn": [(f32(1, 0.5, 2, 0),)],
+    "recurrence": [
+        (np.r_[np.float32(1), np.zeros(999, np.float32)], np.float32(0.5), np.float32(1)),
+        (np.ones(1, np.float32), np.float32(0.5), np.float32(1)),
+    ],
+    "first_above": [(f32(0.5, 3, 1, 7), np.float32(2)), (f32(0.5, 1), np.float32(2))],
+    "running_max": [(np.array([[1, 5], [3, 2], [0, 9]], np.float32),)],
+}
+
+
+def test_example_file_converts_without_refusals():
+    text = EXAMPLE.read_text(encoding="utf-8")
+    conv = autojit.convert_source(text, str(EXAMPLE))
+    assert not conv.refusals, conv.refusals
+    assert {f.name for f in conv.functions if f.changed} == set(EXAMPLE_INPUTS)
+    assert autojit.convert_source(conv.text, "loops.py").text == conv.text
+
+
+@pytest.mark.parametrize("func", sorted(EXAMPLE_INPUTS))
+def test_example_functions_eager_vs_jitted(func):
+    text = EXAMPLE.read_text(encoding="utf-8")
+    conv = autojit.convert_source(text, "loops.py")
+    orig_ns: dict = {}
+    conv_ns: dict = {}
+    exec(compile(text, "orig.py", "exec"), orig_ns)
+    exec(compile(conv.text, "conv.py", "exec"), conv_ns)
+    for args in EXAMPLE_INPUTS[func]:
+        expected = orig_ns[func](*copy.deepcopy(args))
+        got = jax.jit(conv_ns[func])(*args)
+        _same(expected, got, exact_dtype=func not in ("g", "first_above"))
+
+
+def test_example_main_block_fails_before_and_runs_after():
+    text = EXAMPLE.read_text(encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(Exception) as err:
+        exec(compile(text, "loops.py", "exec"), {"__name__": "__main__"})
+    assert "TracerBoolConversionError" in type(err.value).__name__
+    conv = autojit.convert_source(text, "loops.py")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(conv.text, "loops.py", "exec"), {"__name__": "__main__"})
+    assert "30" in out.getvalue()

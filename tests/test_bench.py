@@ -11,6 +11,8 @@ import textwrap
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autojit.bench import BenchOptions, compare_outputs, parse_spec, parse_specs
 from autojit.bench.cli import bench_command, split_specs
@@ -88,6 +90,22 @@ def test_parse_array_specs():
     s = parse_spec("f32[3]")
     assert s.name is None and s.shape == (3,)
     assert parse_spec("x=float32[2]").dtype == "float32"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True),
+    dtype=st.sampled_from(["f16", "f32", "i8", "i32", "u8", "u32", "bool", "c64"]),
+    shape=st.lists(st.integers(0, 5), max_size=3),
+    seed=st.integers(0, 2**16),
+)
+def test_spec_roundtrip(name, dtype, shape, seed):
+    text = f"{name}={dtype}[{','.join(map(str, shape))}]"
+    spec = parse_spec(text)
+    assert spec.name == name and spec.shape == tuple(shape) and str(spec) == text
+    _, kwargs = make_inputs([spec], seed=seed)
+    value = kwargs[name]
+    assert value.shape == tuple(shape) and value.dtype == np.dtype(spec.dtype)
 
 
 def test_parse_literals_and_prng():

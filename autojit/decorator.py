@@ -44,6 +44,7 @@ from .pipeline import ConversionError, convert_source
 F = TypeVar("F", bound=Callable[..., Any])
 
 _FACTORY = "__autojit_factory__"
+_INNER = "__autojit_function__"  # the def's name inside the factory: its own name stays free
 _WRAPPER_CLASS = "__autojit_scope__"
 _OPT_OUT = "__autojit_do_not_convert__"
 _MARK = "__autojit_converted__"
@@ -483,6 +484,7 @@ class _Record:
         fdef = tree.body[0]
         assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
         line = fdef.lineno
+        fdef.name = _INNER
         factory = ast.FunctionDef(
             name=_FACTORY,
             args=ast.arguments(
@@ -492,7 +494,7 @@ class _Record:
                 kw_defaults=[],
                 defaults=[],
             ),
-            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+            body=[fdef, ast.Return(value=ast.Name(id=_INNER, ctx=ast.Load()))],
             decorator_list=[],
             returns=None,
         )
@@ -505,8 +507,8 @@ class _Record:
         flags = fn.__code__.co_flags & _FUTURE_FLAGS
         code = compile(module, self.filename, "exec", flags=flags, dont_inherit=True)
         factory_code = _const_code(code, _FACTORY)
-        inner = _const_code(factory_code, fdef.name)
-        return inner.replace(co_qualname=fn.__code__.co_qualname)
+        inner = _const_code(factory_code, _INNER)
+        return _renamed(inner, f"{_FACTORY}.<locals>.{_INNER}", fn.__code__)
 
     # -- helpers (at first call) ------------------------------------------------------------
     def resolve(self) -> Callable[..., Any]:
@@ -1015,6 +1017,22 @@ def _param_index(code: types.CodeType, name: str) -> int | None:
     if name in params:
         return params.index(name)
     return None
+
+
+def _renamed(code: types.CodeType, prefix: str, original: types.CodeType) -> types.CodeType:
+    """``code`` named as the original function, and the functions inside it qualified so."""
+    consts = tuple(
+        _renamed(c, prefix, original) if isinstance(c, types.CodeType) else c
+        for c in code.co_consts
+    )
+    qual = code.co_qualname
+    if qual == prefix:
+        return code.replace(
+            co_name=original.co_name, co_qualname=original.co_qualname, co_consts=consts
+        )
+    if qual.startswith(prefix + "."):
+        qual = original.co_qualname + qual[len(prefix) :]
+    return code.replace(co_qualname=qual, co_consts=consts)
 
 
 def _const_code(code: types.CodeType, name: str) -> types.CodeType:

@@ -8,6 +8,7 @@ import sys
 import textwrap
 import traceback
 import warnings
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -247,6 +248,46 @@ def test_nested_function_and_inner_def():
     f = outer(2.0)
     same(f(np.zeros(3, np.float32), 1), f32(2.0, 1.0, 0.0))
     assert len(f.changes) == 2
+
+
+@autojit.convert
+@partial(jax.jit, static_argnames="n")
+def over_user_jit(x, n):
+    z = jnp.zeros(n, dtype=jnp.float32)
+    x[0] = z.sum() + n
+    return x
+
+
+@jax.jit
+@autojit.convert
+def under_user_jit(x, i):
+    x[i] = 3.0
+    return x
+
+
+@autojit.convert(static_argnames="k")
+def countdown(x, k):
+    if k == 0:
+        return x
+    x[k] = k
+    return countdown(x, k - 1)
+
+
+def test_stacked_with_user_jit_and_self_recursion():
+    x = np.zeros(3, np.float32)
+    same(over_user_jit(x, 4), f32(4.0, 0.0, 0.0))
+    assert over_user_jit.static_argnames == ("n",)
+    assert over_user_jit.source.startswith("@partial(jax.jit")
+    same(under_user_jit(x, 1), f32(0.0, 3.0, 0.0))
+    same(countdown(x, 2), f32(0.0, 1.0, 2.0))  # calls itself by its global name
+
+
+def test_code_names_are_the_originals():
+    code = item_updates.__wrapped__.__wrapped__.__code__
+    assert code.co_name == "item_updates"
+    assert code.co_qualname == "item_updates"
+    assert code.co_filename == HERE
+    assert code.co_firstlineno == line_of("def item_updates(")
 
 
 # --------------------------------------------------------------------------------------------

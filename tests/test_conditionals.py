@@ -10,6 +10,7 @@ original gives over all paths (`jnp.result_type`), which is what a hand-written 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -665,3 +666,37 @@ def test_run_jitted_helper_is_used():
     c = convert(SEEDS)
     out = run_jitted(load(c.text)["f"], (), (F32(-1),))
     assert float(out) == -2.0
+
+
+# -- examples/conditionals.py ----------------------------------------------------------------
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "conditionals.py"
+
+EXAMPLE_CALLS = {
+    "square_or_cube": calls((I32(2),), (I32(3),)),
+    "f": calls((I32(10),), (I32(-10),)),
+    "log2_if_rank_2": calls((np.array([[1.0, 2.0], [4.0, 8.0]], F32),), (np.ones(3, F32),)),
+    "safe_norm": calls((np.array([3.0, 4.0], F32),), (np.zeros(2, F32),)),
+    "relu_or_leaky": [
+        ((np.array([-1.0, 2.0], F32),), {}),
+        ((np.array([-1.0, -2.0], F32),), {}),
+    ],
+    "piecewise": calls(
+        (F32(5.0), F32(0.0), F32(1.0)),
+        (F32(-5.0), F32(0.0), F32(1.0)),
+        (F32(0.5), F32(0.0), F32(1.0)),
+    ),
+    "describe": calls((np.array([-1.0, -2.0], F32),), (np.array([1.0, 2.0], F32),)),
+}
+
+
+@pytest.mark.parametrize("fname", sorted(EXAMPLE_CALLS))
+def test_example_functions(fname):
+    text = EXAMPLE.read_text()
+    check_paths(text, fname, EXAMPLE_CALLS[fname], filename=str(EXAMPLE))
+
+
+def test_example_value_dependent_ifs_all_convert():
+    c = convert(EXAMPLE.read_text(), str(EXAMPLE), all_functions=False)
+    assert not c.refusals
+    assert "if x % 2 == 0" not in c.text and "if x > 0" not in c.text
+    assert "if x.ndim == 2:" in c.text  # static: kept

@@ -887,13 +887,16 @@ class _Conditionals:
                                     L=gast.Constant(value=lit.value, kind=None),
                                 )
                             else:
+                                # name the result once rather than computing it twice
+                                res = self.ctx.fresh("result")
+                                blk = _block_of(fns[j].body, r2)
+                                assign = replace("R = E", R=res, E=tmp)
+                                blk.insert(next(k for k, x in enumerate(blk) if x is r2), assign[0])
                                 r2.value = replace_expr(
-                                    f"{jnp}.asarray(E, {jnp}.result_type(E, L))",
-                                    E=tmp,
+                                    f"{jnp}.asarray(R, {jnp}.result_type(R, L))",
+                                    R=res,
                                     L=gast.Constant(value=lit.value, kind=None),
                                 )
-                                # E appears twice: give the second a copy
-                                r2.value.args[1].args[0] = copy_expr(tmp)
                 r.value = replace_expr(
                     f"{jnp}.asarray(V, {jnp}.result_type({jax}.eval_shape({names_[j]}"
                     f"{', ' if args else ''}{args}).dtype, V2))",
@@ -1237,3 +1240,19 @@ def _return_last_value(fn, outs: list[str], src) -> None:
     new = replace("return V", V=last.value)
     new[0]._aj_replaces = getattr(last, "_aj_replaces", None) or last
     fn.body[-2:] = new
+
+
+def _block_of(stmts: list, target) -> list:
+    """The statement list (in ``stmts`` or nested in it) that holds ``target``."""
+    if any(x is target for x in stmts):
+        return stmts
+    for x in stmts:
+        if isinstance(x, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            sub = getattr(x, f, None)
+            if isinstance(sub, list):
+                found = _block_of(sub, target)
+                if found is not None:
+                    return found
+    return None

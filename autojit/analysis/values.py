@@ -152,7 +152,13 @@ class ValueAnalysis:
         if isinstance(s, gast.If):
             a = self.block(s.body, dict(env))
             b = self.block(s.orelse, dict(env))
-            return _join_env(a, b)
+            joined = _join_env(a, b)
+            if self.value(s.test, env).traced:
+                # a traced `if` becomes lax.cond / jnp.where: what it assigns is traced after it
+                for name in self.activity.of(s).writes:
+                    if name in joined and joined[name].static:
+                        joined[name] = replace(joined[name], kind=Kind.TRACED)
+            return joined
         if isinstance(s, (gast.For, gast.While)):
             if isinstance(s, gast.For):
                 self.bind_loop_target(s, env, env)

@@ -758,7 +758,7 @@ def _disk_path(fn: types.FunctionType) -> str | None:
     if os.environ.get("AUTOJIT_CACHE", "1") in ("0", "", "false", "no", "off"):
         return None
     filename = fn.__code__.co_filename
-    if filename.startswith("<") or not os.path.isabs(filename):
+    if filename.startswith("<") or not os.path.isabs(filename) or not os.path.isfile(filename):
         return None
     folder, base = os.path.split(filename)
     stem = base.rsplit(".", 1)[0]

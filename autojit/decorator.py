@@ -184,7 +184,6 @@ def _decorate(
     out.static_argnums = static_nums
     out.changes = list(rec.changes)
     out.refusals = list(rec.refusals)
-    out.conversion = rec.fc
     return rewrap(out) if rewrap is not None else out
 
 

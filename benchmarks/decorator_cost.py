@@ -217,7 +217,9 @@ def main(argv: list[str] | None = None) -> None:
             decorator._memory_cache.clear()
             autojit.convert(sample)
         prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        stats = pstats.Stats(prof)
+        stats.sort_stats("cumulative").print_stats(r"autojit|gast", 35)
+        stats.sort_stats("tottime").print_stats(15)
 
 
 if __name__ == "__main__":

@@ -582,7 +582,11 @@ def _run(paths: Sequence[str], settings: Settings, stdin_filename: str | None) -
 class _Group(click.Group):
     """The command group; commands from other modules are imported only when they are run."""
 
-    lazy: dict[str, tuple[str, str]] = {"bench": ("autojit.bench.cli", "bench_command")}
+    lazy: dict[str, tuple[str, str]] = {
+        "bench": ("autojit.bench.cli", "bench_command"),
+        "fix": ("autojit.editor", "fix_command"),
+        "lsp": ("autojit.lsp", "lsp_command"),
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
@@ -863,7 +867,10 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
     conv = result.conversion
     if conv is None:
         return []
-    edits = _line_edits(result.text, result.new_text)
+    from .editor import LineIndex
+
+    index = LineIndex(result.text)  # LSP ranges (0-based, UTF-16) next to the 1-based fields
+    edits = _line_edits(result.text, result.new_text, index)
     out: list[dict[str, Any]] = []
     for c in conv.changes:
         loc = _loc_json(c.location)
@@ -877,6 +884,7 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
                 "message": c.message,
                 "doc": f"rules/{c.code}.md",
                 **loc,
+                "range": index.location_range(c.location),
                 "fix": fix,
             }
         )
@@ -888,6 +896,7 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
                 "message": r.reason,
                 "doc": f"rules/{r.code}.md",
                 **_loc_json(r.location),
+                "range": index.location_range(r.location),
                 "fix": [],
             }
         )
@@ -895,17 +904,13 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
     return out
 
 
-def _line_edits(old: str, new: str) -> list[dict[str, Any]]:
+def _line_edits(old: str, new: str, index: Any = None) -> list[dict[str, Any]]:
     """Whole-line edits turning ``old`` into ``new``: 1-based ``start_line`` (inclusive) to
-    ``end_line`` (exclusive, so an insertion has start_line == end_line), and the new text."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
-    out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
-        if tag == "equal":
-            continue
-        out.append({"start_line": i1 + 1, "end_line": i2 + 1, "text": "".join(b[j1:j2])})
-    return out
+    ``end_line`` (exclusive, so an insertion has start_line == end_line), and the new text;
+    with the same edit as an LSP ``TextEdit`` (``range``, ``newText``). See autojit.editor."""
+    from .editor import line_edits
+
+    return line_edits(old, new, index)
 
 
 # -- the rule catalog -------------------------------------------------------------------------

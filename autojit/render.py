@@ -149,6 +149,12 @@ class Renderer:
         return text
 
     def _with_placeholders(self, node, holes: list[str], parent):
+        if isinstance(node, gast.JoinedStr) and not self.pristine(node):
+            # placeholders cannot stand inside an f-string: unparse a changed one whole
+            holes.append(_unparse(node))
+            return gast.Name(
+                id=_placeholder(len(holes) - 1), ctx=gast.Load(), annotation=None, type_comment=None
+            )
         if isinstance(node, gast.expr) and self.pristine(node):
             seg = self._segment(node)
             needs_parens = (
@@ -218,9 +224,13 @@ class Renderer:
             first = min(first, d.lineno)
         if src.starts_line(s) and self._ends_line(s):
             lines = [src.line_text(n) for n in range(first, s.end_lineno + 1)]
-            return reindent(lines, indent)
-        text = src.text(s)
-        return reindent((indent + text).splitlines(), indent)
+            lines = reindent(lines, indent)
+        else:
+            lines = reindent((indent + src.text(s)).splitlines(), indent)
+        if isinstance(s, gast.If) and lines and lines[0].lstrip().startswith("elif"):
+            # an `elif` branch moved on its own (e.g. into a generated function) is an `if`
+            lines[0] = lines[0].replace("elif", "if", 1)
+        return lines
 
     def _ends_line(self, s) -> bool:
         line = self.src.line_text(s.end_lineno)
@@ -255,7 +265,10 @@ class Renderer:
         first = s.lineno
         for d in getattr(s, "decorator_list", []) or []:
             first = min(first, d.lineno)
-        return [self.src.line_text(n) for n in range(first, orig_body[0].lineno)]
+        lines = [self.src.line_text(n) for n in range(first, orig_body[0].lineno)]
+        if isinstance(s, gast.If) and lines[0].lstrip().startswith("elif"):
+            lines[0] = lines[0].replace("elif", "if", 1)  # rendered on its own, it is an `if`
+        return lines
 
     def _compound(self, s, indent: str, header: list[str]) -> list[str]:
         out = reindent(header, indent)

@@ -14,7 +14,8 @@ Which functions, on which inputs — an example file says so in one of these way
    one string separated by spaces), a factory function returning ``(args, kwargs)``, or a dict
    ``{"inputs": specs-or-factory, "reference": ref_fn}``;
 2. a comment line ``# bench: func x=f32[100000] i=3``;
-3. a factory named ``func_inputs``, ``make_func_inputs`` or ``inputs_func``.
+3. a factory named ``func_inputs``, ``make_func_inputs`` or ``inputs_func``;
+4. an entry in ``KNOWN_INPUTS`` below, for example files that say nothing.
 
 A hand-written reference is ``BENCH[...]["reference"]``, or a function named
 ``func_reference``, ``reference_func`` or ``func_ref``. Files without any of these are listed
@@ -25,6 +26,7 @@ original's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import re
@@ -33,6 +35,41 @@ from collections.abc import Callable
 from typing import Any
 
 PREFERRED = ["item_assignment.py", "mask_tensor.py", "conditionals.py", "loops.py"]
+
+# Inputs for example functions whose files do not say (the files' own BENCH / comments /
+# factories win). Sizes are chosen so that the steady state, not the call overhead, shows.
+KNOWN_INPUTS: dict[str, dict[str, str]] = {
+    "item_assignment.py": {
+        "set_first": "x1=f32[1000000]",
+        "add_bonus": "scores=i32[1000000](0,100) bonus=7",
+        "fill_diagonal": "m=f32[1000,1000] value=1.5",
+        "one_hot_rows": "labels=i32[10000](0,10) num_classes=10",
+        "clamp_borders": "image=f32[1000,1000]",
+    },
+    "mask_tensor.py": {
+        "mask_tensor": "x=f32[1000,1000] mask=bool[1000,1000]",
+        "mask_tensor_numpy_style": "x=f32[1000,1000] mask=bool[1000,1000]",
+        "relu_in_place": "x=f32[1000,1000]",
+        "scale_outliers": "x=f32[1000,1000] limit=1.5",
+        "drop_empty_rows": "x=f32[1000,1000]",
+    },
+    "conditionals.py": {
+        "square_or_cube": "x=i32[](0,100)",
+        "f": "x=f32[]",
+        "log2_if_rank_2": "x=f32[1000,1000](1,10)",
+        "safe_norm": "v=f32[1000000]",
+        "relu_or_leaky": "x=f32[1000000]",
+        "piecewise": "x=f32[] lo=0.0 hi=1.0",
+        "describe": "x=f32[1000]",
+    },
+    "loops.py": {
+        "g": "x=f32[1000] n=20",
+        "stupid_fn": "x=f32[1000]",
+        "recurrence": "x=f32[1000] a=0.5 b=1.0",
+        "first_above": "x=f32[1000] threshold=2.0",
+        "running_max": "x=f32[100,1000]",
+    },
+}
 _COMMENT = re.compile(r"^\s*#\s*bench:\s*([A-Za-z_][A-Za-z_0-9]*)\s+(.+?)\s*$", re.M)
 
 
@@ -44,7 +81,9 @@ def example_files(directory: str) -> list[str]:
     return first + rest
 
 
-def find_benchmarks(module: Any, text: str) -> list[tuple[str, Any, Callable[..., Any] | None]]:
+def find_benchmarks(
+    module: Any, text: str, filename: str = ""
+) -> list[tuple[str, Any, Callable[..., Any] | None]]:
     """(function name, specs or factory, reference or None) for each function to bench."""
     out: dict[str, tuple[Any, Callable[..., Any] | None]] = {}
     bench = getattr(module, "BENCH", None)
@@ -67,6 +106,9 @@ def find_benchmarks(module: Any, text: str) -> list[tuple[str, Any, Callable[...
             if m and callable(getattr(module, m.group(1), None)):
                 out.setdefault(m.group(1), (value, None))
                 break
+    for name, specs in KNOWN_INPUTS.get(filename, {}).items():
+        if callable(getattr(module, name, None)):
+            out.setdefault(name, (specs, None))
     result = []
     for name, (inputs, ref) in out.items():
         if ref is None:
@@ -87,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default=None, help="cpu, gpu or tpu (default: JAX's default)")
     parser.add_argument("--max-seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--donate",
+        action="store_true",
+        help="donate the converted functions' array arguments (in-place updates, as NumPy)",
+    )
     args = parser.parse_args(argv)
 
     from autojit.bench.cli import split_specs
@@ -105,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         device=args.device,
         seed=args.seed,
         max_seconds=args.max_seconds,
+        donate=args.donate,
     )
     rows: list[list[str]] = []
     any_reference = False
@@ -119,11 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with open(path, encoding="utf-8") as fh:
                 text = fh.read()
-            module = import_file(path)
+            with contextlib.redirect_stdout(sys.stderr):
+                module = import_file(path)
         except (OSError, LoadError) as e:
             print(f"skipped {rel}: {e}", file=sys.stderr)
             continue
-        found = find_benchmarks(module, text)
+        found = find_benchmarks(module, text, os.path.basename(path))
         if not found:
             print(
                 f"skipped {rel}: no BENCH = {{...}}, '# bench: FUNC SPEC...' or FUNC_inputs()",
@@ -133,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, inputs, ref in found:
             print(f"bench {rel}::{name}", file=sys.stderr)
             try:
-                target = load_target(path, name)
+                with contextlib.redirect_stdout(sys.stderr):
+                    target = load_target(path, name)
             except LoadError as e:
                 print(f"  skipped: {e}", file=sys.stderr)
                 continue
@@ -147,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
 
             target.reference = unwrap_jit(ref) if ref is not None else None
             try:
-                result = run_benchmark(target, [(None, make)], options)
+                # stdout is the table's: what the functions print goes to stderr
+                with contextlib.redirect_stdout(sys.stderr):
+                    result = run_benchmark(target, [(None, make)], options)
             except DeviceError as e:
                 print(f"error: {e}", file=sys.stderr)
                 return 2
@@ -162,6 +214,12 @@ def main(argv: list[str] | None = None) -> int:
                     ratio = f"reference: `{ref_run.error.short_type}`"
                 elif run.reference_ratio is not None:
                     ratio = fmt_ratio(run.reference_ratio)
+
+            def plain_jit_cell(o: Any) -> str:
+                text = cell(o.jit, o.jit_error)
+                if o.jit_error is None and o.jit_stages is not None and o.jit_stages.total:
+                    text += f" (compile {fmt_seconds(o.jit_stages.total)})"
+                return text
 
             def cell(timing: Any, error: Any) -> str:
                 if error is not None:
@@ -180,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     f"`{os.path.basename(path)}::{name}`",
                     cell(o.eager, o.eager_error),
-                    cell(o.jit, o.jit_error),
+                    plain_jit_cell(o),
                     cell(c.timing, c.error),
                     fmt_seconds(c.stages.total),
                     fmt_ratio(run.speedup),
@@ -206,7 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(
             f"\nMedian of up to {args.repeat} calls after {args.warmup} warm-up calls on {backend}; "
             "compile = trace + lower + compile of the converted function; speedup = eager "
-            "original / converted.\n"
+            "original / converted"
+            + ("; array arguments donated to the converted functions" if args.donate else "")
+            + ".\n"
         )
     return 1 if failed else 0
 

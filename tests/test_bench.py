@@ -662,3 +662,14 @@ def test_cli_reference_ratio(example):
         _cli([f"{example}::update", "x=f32[4]", "i=0", "y=1.0", "--reference", "nope"]).exit_code
         == 2
     )
+
+
+def test_cli_donate_keeps_inputs_for_the_reference(example):
+    r = _cli(
+        [f"{example}::update", "x=f32[64]", "i=3", "y=1.5", "--donate", "--reference"]
+        + ["update_reference", "--repeat", "3", "--json"]
+    )
+    assert r.exit_code == 0, r.stderr
+    run = json.loads(r.stdout)["runs"][0]
+    assert run["converted"]["donated"] == ["x"]
+    assert run["converted"]["timing"]["n"] == 3 and run["reference"]["ok"] is True

@@ -9,6 +9,7 @@ table); 2 on a usage error, an unknown device, or a file/function that cannot be
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 from collections.abc import Callable
@@ -197,6 +198,12 @@ def _fail(msg: str, code: int = EXIT_USAGE) -> None:
     help="A hand-written JAX version of FUNC in FILE: timed under jax.jit too, with the "
     "converted/reference time ratio reported.",
 )
+@click.option(
+    "--donate",
+    is_flag=True,
+    help="Donate the converted function's array arguments (donate_argnames), so XLA may "
+    "update them in place as NumPy does; each call gets fresh copies, untimed.",
+)
 @click.option("--no-plain-jit", is_flag=True, help="Do not try a plain jax.jit of the original.")
 @click.option(
     "--eager-inputs",
@@ -225,6 +232,7 @@ def bench_command(
     atol: float | None,
     max_seconds: float,
     reference: str | None,
+    donate: bool,
     no_plain_jit: bool,
     eager_inputs: str,
     progress: bool | None,
@@ -280,7 +288,9 @@ def bench_command(
 
     try:
         path, func = split_target(target)
-        tgt = load_target(path, func)
+        # stdout carries the JSON: what the user's code prints goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            tgt = load_target(path, func)
     except LoadError as e:
         _fail(str(e))
 
@@ -329,6 +339,7 @@ def bench_command(
         seed=seed,
         plain_jit=not no_plain_jit,
         eager_inputs=eager_inputs,
+        donate=donate,
     )
 
     def maker(size: int | None) -> Callable[[], Any]:
@@ -347,7 +358,8 @@ def bench_command(
     sets = [(size, maker(size)) for size in sizes_or_none]
     prog = _Progress(progress)
     try:
-        result = run_benchmark(tgt, sets, options, progress=prog)
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run_benchmark(tgt, sets, options, progress=prog)
     except DeviceError as e:
         prog.close()
         _fail(str(e))

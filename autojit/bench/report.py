@@ -44,7 +44,11 @@ def fmt_count(n: float | None) -> str:
 
 
 def fmt_ratio(r: float | None) -> str:
-    return "-" if r is None else f"{r:.2f}x" if r < 100 else f"{r:.0f}x"
+    if r is None:
+        return "-"
+    if r >= 100:
+        return f"{r:.0f}x"
+    return f"{r:.2f}x" if r >= 1 else f"{r:.2g}x"
 
 
 def _timing_cell(t: Any) -> str:
@@ -161,6 +165,8 @@ def _footer_lines(result: BenchResult) -> tuple[list[str], list[str]]:
                 f"{label}the converted function failed at {f.stage}: {f.type}: {f.first_line}"
                 + (f" ({f.where})" if f.where else "")
             )
+        if c.donated:
+            notes.append(f"{label}donated to the converted function: {', '.join(c.donated)}")
         if c.cost:
             parts = [f"flops {fmt_count(c.cost['flops'])}"] if "flops" in c.cost else []
             if "bytes_accessed" in c.cost:

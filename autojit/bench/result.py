@@ -95,6 +95,7 @@ class ConvertedResult:
     error: Failure | None = None
     cost: dict[str, float] | None = None
     memory: dict[str, int] | None = None
+    donated: list[str] = field(default_factory=list)  # arguments donated (--donate)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +105,7 @@ class ConvertedResult:
             "error": self.error.to_json() if self.error else None,
             "cost_analysis": self.cost,
             "memory_analysis": self.memory,
+            "donated": list(self.donated),
         }
 
 

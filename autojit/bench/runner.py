@@ -37,6 +37,9 @@ class BenchOptions:
     # what the eager original runs on: "numpy" arrays, "jax" device arrays, or "auto" (NumPy,
     # then JAX arrays if the original raises on NumPy ones)
     eager_inputs: str = "auto"
+    # donate the converted function's array arguments (XLA may then update them in place,
+    # as NumPy does; each timed call gets its own copies, made outside the timed region)
+    donate: bool = False
 
 
 def available_devices() -> dict[str, list[Any]]:
@@ -299,6 +302,31 @@ def _jit_original(
         result.jit_error = Failure.from_exception(e, "run", user_file)
 
 
+def _array_argnames(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], static: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Names of the parameters that receive arrays (the ones ``--donate`` donates)."""
+    try:
+        params = [
+            p.name
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        return ()
+    named = dict(zip(params, args, strict=False)) | kwargs
+    return tuple(n for n, v in named.items() if n not in static and _is_array(v))
+
+
+def _device_copies(inputs: Inputs) -> Inputs:
+    import jax
+
+    def copy(x: Any) -> Any:
+        return x.copy() if isinstance(x, jax.Array) else x
+
+    return jax.tree_util.tree_map(copy, inputs)
+
+
 def _run_converted(
     fn: Callable[..., Any],
     static_argnames: Iterable[str],
@@ -310,11 +338,19 @@ def _run_converted(
     label: str,
     user_file: str | None,
 ) -> Any:
+    import warnings
+
     import jax
 
     static = _static_names(fn, static_argnames)
     args, kwargs = dev_inputs
-    jitted = jax.jit(fn, static_argnames=static) if static else jax.jit(fn)
+    jit_kwargs: dict[str, Any] = {}
+    if static:
+        jit_kwargs["static_argnames"] = static
+    donated = _array_argnames(fn, args, kwargs, static) if options.donate else ()
+    if donated:
+        jit_kwargs["donate_argnames"] = donated
+    jitted = jax.jit(fn, **jit_kwargs)
     compiled = compile_stages(jitted, args, kwargs, clock)
     result.stages = compiled.times
     if compiled.error is not None:
@@ -322,35 +358,45 @@ def _run_converted(
         return None
     result.cost = _cost(compiled.executable)
     result.memory = _memory(compiled.executable)
-    dyn_args, dyn_kwargs = dynamic_arguments(fn, args, kwargs, static)
+    dyn_inputs = dynamic_arguments(fn, args, kwargs, static)
     call: Callable[..., Any] = compiled.executable
-    try:
-        output = block_until_ready(call(*dyn_args, **dyn_kwargs))
-    except TypeError:
-        # the executable wants another argument layout: fall back to the jitted function
-        call, dyn_args, dyn_kwargs = jitted, args, kwargs
+
+    def fresh() -> Inputs:
+        # donated buffers are consumed by each call: give each call its own (untimed)
+        return _device_copies(dyn_inputs) if donated else dyn_inputs
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*donated buffers were not usable.*")
         try:
-            output = block_until_ready(call(*dyn_args, **dyn_kwargs))
+            a, k = fresh()
+            output = block_until_ready(call(*a, **k))
+        except TypeError:
+            # the executable wants another argument layout: fall back to the jitted function
+            call, dyn_inputs = jitted, (args, kwargs)
+            try:
+                a, k = fresh()
+                output = block_until_ready(call(*a, **k))
+            except Exception as e:  # noqa: BLE001
+                result.error = Failure.from_exception(e, "run", user_file)
+                return None
         except Exception as e:  # noqa: BLE001
             result.error = Failure.from_exception(e, "run", user_file)
             return None
-    except Exception as e:  # noqa: BLE001
-        result.error = Failure.from_exception(e, "run", user_file)
-        return None
-    say(f"{label}converted: steady state")
-    try:
-        result.timing = measure(
-            call,
-            repeat=options.repeat,
-            warmup=max(options.warmup - 1, 0),
-            prepare=lambda: (dyn_args, dyn_kwargs),
-            clock=clock,
-            max_seconds=options.max_seconds,
-        )
-        result.timing.warmup = max(options.warmup, 1)
-    except Exception as e:  # noqa: BLE001
-        result.error = Failure.from_exception(e, "run", user_file)
-        return None
+        say(f"{label}converted: steady state")
+        try:
+            result.timing = measure(
+                call,
+                repeat=options.repeat,
+                warmup=max(options.warmup - 1, 0),
+                prepare=fresh,
+                clock=clock,
+                max_seconds=options.max_seconds,
+            )
+            result.timing.warmup = max(options.warmup, 1)
+        except Exception as e:  # noqa: BLE001
+            result.error = Failure.from_exception(e, "run", user_file)
+            return None
+    result.donated = list(donated)
     return output
 
 

@@ -815,3 +815,54 @@ def test_example_main_block_fails_before_and_runs_after():
     with contextlib.redirect_stdout(out):
         exec(compile(conv.text, "loops.py", "exec"), {"__name__": "__main__"})
     assert "30" in out.getvalue()
+
+
+def test_traced_step_becomes_while_loop():
+    conv = check(
+        """
+        def f(x, a, b, s):
+            for i in range(a, b, s):
+                x = x * 0.5 + i
+            return x
+        """,
+        "f",
+        [
+            (f32(1), i32(0), i32(9), i32(2)),
+            (f32(1), i32(9), i32(0), i32(-3)),
+            (f32(1), i32(9), i32(0), i32(3)),
+            (f32(1), i32(4), i32(4), i32(1)),
+        ],
+        codes=["AJ202"],
+    )
+    assert "while_loop" in conv.text
+
+
+def test_slice_bounds_from_traced_loop_refused():
+    conv, _, _ = _convert(
+        """
+        def f(x, n):
+            s = 0.0
+            for i in range(n):
+                s = s + x[i:i + 2].sum()
+            return s
+        """
+    )
+    assert "fori_loop" not in conv.text
+    assert any(r.code == "AJ934" for r in conv.refusals)
+
+
+def test_loop_inside_traced_branch():
+    check(
+        """
+        def f(x, n):
+            if x.sum() > 0:
+                for i in range(n):
+                    x = x * 0.5
+            else:
+                x = x - 1.0
+            return x
+        """,
+        "f",
+        [(f32(1, 2), i32(3)), (f32(-1, -2), i32(3)), (f32(1, 2), i32(0))],
+        codes=["AJ202"],
+    )

@@ -146,6 +146,7 @@ class _Plan:
     targets: set[str] = field(default_factory=set)  # names bound by the loop header
     hoisted: list = field(default_factory=list)  # statements before the loop
     index_checks: set[str] = field(default_factory=set)  # names that become traced
+    step: object = None  # fori: a traced range step (becomes a while loop)
 
 
 def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
@@ -166,8 +167,9 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
         code, node, reason = problem
         ctx.refuse(code, node, reason)
         return False
-    if any(True for _ in _exits(loop.body)):
-        if not ctx.allowed("AJ205", loop):
+    has_exits = any(True for _ in _exits(loop.body))
+    if has_exits or plan.step is not None:
+        if has_exits and not ctx.allowed("AJ205", loop):
             return False
         _lower_exits(ctx, block, loop, plan, forced)
         return _LOWERED
@@ -309,16 +311,6 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
     plan = _Plan("fori", code, what, targets=targets, index_checks=index_checks)
     written = an.activity.of_block(loop.body).writes | targets
     step_c = _const_int(step) if step is not None else 1
-    if step is not None and step_c is None:
-        ctx.refuse(
-            "AJ934",
-            loop,
-            "a `range` whose step is not a constant integer: its sign decides the loop "
-            "condition; left as Python (write jax.lax.while_loop)",
-        )
-        return None
-    if step_c == 0:
-        return None
 
     def invariant(node, base: str):
         """``node`` itself when the body does not change what it reads, else a hoisted name."""
@@ -327,6 +319,26 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
         fresh = ctx.fresh(base)
         plan.hoisted += replace(f"{fresh} = {_PH.format('V')}", **{_PH.format("V"): node})
         return replace_expr(fresh)
+
+    if step is not None and step_c is None:
+        if reverse or an.value(step, loop).kind is not Kind.TRACED:
+            ctx.refuse(
+                "AJ934",
+                loop,
+                "a `range` whose step is not a constant integer: its sign decides the loop "
+                "condition; left as Python (write jax.lax.while_loop)",
+            )
+            return None
+        # a traced step: a while loop over the index, its sign chooses the condition
+        lo_i = invariant(lo, "start")
+        plan.lo = lo_i if lo_i is not None else replace_expr("0")
+        plan.hi = invariant(hi, "stop")
+        plan.step = invariant(step, "step")
+        plan.index = target
+        plan.what = plan.what.replace("fori_loop", "while_loop") + " (a traced step)"
+        return plan
+    if step_c == 0:
+        return None
 
     if lo is not None and _const_int(lo) == 0:
         lo = None
@@ -554,6 +566,24 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 "the function's final `return <value>` and that value does not depend on the "
                 "loop (it becomes the loop's starting result); left as Python",
             )
+    loop_values = set(plan.targets) | (
+        an.activity.of_block(loop.body).writes & _exposed_reads(an, loop.body)
+    )
+    for st in _own_statements(loop.body):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            continue
+        for n in _shallow(st):
+            if isinstance(n, gast.Slice) and any(
+                expr_activity(b).reads & loop_values for b in (n.lower, n.upper, n.step) if b
+            ):
+                return (
+                    "AJ934",
+                    st,
+                    "a slice whose bounds change with the loop: in a converted loop they would "
+                    "be traced, and slice bounds must be static; left as Python (for a "
+                    "constant size write `jax.lax.dynamic_slice_in_dim(x, start, size)`, which "
+                    "clamps `start` so that the slice stays inside the array)",
+                )
     if plan.index_checks:
         bad = _static_index_use(an, loop, plan.index_checks, stacked)
         if bad is not None:
@@ -992,29 +1022,35 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             )
         plan.test = loop.test
         forced[id(loop)] = plan
-    elif plan.kind == "fori" and brk:
-        # a range that can stop early: a while loop over a counter
+    elif plan.kind == "fori" and (brk or plan.step is not None):
+        # a range that can stop early, or whose step is traced: a while loop over a counter
         counter = plan.index if plan.index_prelude else ctx.fresh("k")
         prelude = list(plan.index_prelude)
         if not prelude:
             prelude = replace(f"{plan.index} = {counter}")
         before += plan.hoisted
         before += replace(f"{counter} = {_PH.format('LO')}", **{_PH.format("LO"): plan.lo})
+        hi, st = _PH.format("HI"), _PH.format("ST")
+        if plan.step is not None:
+            # Python's range: up to `stop` for a positive step, down to it for a negative one
+            in_range = f"{jnp}.where({st} > 0, {counter} < {hi}, ({st} < 0) & ({counter} > {hi}))"
+            step_text = st
+        else:
+            in_range = f"{counter} < {hi}"
+            step_text = "1"
+        test_text = f"{jnp}.logical_and({jnp}.logical_not({brk}), {in_range})" if brk else in_range
         test = replace_expr(
-            f"{jnp}.logical_and({jnp}.logical_not({brk}), {counter} < {_PH.format('HI')})",
-            **{_PH.format("HI"): plan.hi},
+            test_text,
+            **{hi: plan.hi, st: copy_expr(plan.step) if plan.step is not None else None},
         )
-        new_loop = gast.While(
-            test=test,
-            body=prelude + body + replace(f"{counter} = {counter} + 1"),
-            orelse=orelse,
+        increment = replace(
+            f"{counter} = {counter} + {step_text}", **{st: plan.step} if plan.step else {}
         )
+        new_loop = gast.While(test=test, body=prelude + body + increment, orelse=orelse)
         _copy_position(new_loop, loop)
+        why = " (it can stop early)" if brk else ""
         forced[id(new_loop)] = _Plan(
-            "while",
-            plan.code,
-            plan.what.replace("fori_loop", "while_loop") + " (it can stop early)",
-            test=test,
+            "while", plan.code, plan.what.replace("fori_loop", "while_loop") + why, test=test
         )
     else:
         loop.body = (
@@ -1024,6 +1060,8 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         )
         loop.orelse = orelse
     replace_statements(block, [loop], before + [new_loop] + after)
+    if not kinds:
+        return
     ctx.change(
         "AJ205",
         loop,

@@ -24,14 +24,11 @@ import __future__
 
 import ast
 import builtins
-import difflib
 import functools
 import linecache
 import marshal
 import os
 import sys
-import sysconfig
-import textwrap
 import types
 import warnings
 import weakref
@@ -386,6 +383,8 @@ class _Record:
         lines = list(self.new_lines)
         drop = _autojit_decorator_lines(self)
         text = "".join(line for i, line in enumerate(lines) if i not in drop)
+        import textwrap
+
         return textwrap.dedent(text)
 
     # -- compilation ------------------------------------------------------------------------
@@ -421,6 +420,8 @@ class _Record:
         if old == new:
             return [(first + i, True) for i in range(len(new))]
         out: list[tuple[int, bool]] = [(first, False)] * len(new)
+        import difflib
+
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag == "equal":
@@ -969,6 +970,8 @@ def _annotate(exc: BaseException) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _library_dirs() -> tuple[str, ...]:
+    import sysconfig
+
     dirs = set()
     paths = sysconfig.get_paths()
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):

@@ -43,6 +43,11 @@ EXAMPLE = textwrap.dedent(
         return jnp.zeros(n) + x[:n].sum()
 
 
+    def chatty(x):
+        print("total:", x.sum())
+        return x * 2
+
+
     def boom(x):
         raise ValueError("boom on purpose")
 
@@ -673,3 +678,10 @@ def test_cli_donate_keeps_inputs_for_the_reference(example):
     run = json.loads(r.stdout)["runs"][0]
     assert run["converted"]["donated"] == ["x"]
     assert run["converted"]["timing"]["n"] == 3 and run["reference"]["ok"] is True
+
+
+def test_cli_json_survives_user_prints(example):
+    r = _cli([f"{example}::chatty", "x=f32[4]", "--repeat", "1", "--json"])
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["runs"][0]["status"] == "ok"
+    assert "total:" in r.stderr

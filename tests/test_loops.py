@@ -866,3 +866,41 @@ def test_loop_inside_traced_branch():
         [(f32(1, 2), i32(3)), (f32(-1, -2), i32(3)), (f32(1, 2), i32(0))],
         codes=["AJ202"],
     )
+
+
+def test_while_true_with_traced_break():
+    conv = check(
+        """
+        def halve(x):
+            n = 0
+            while True:
+                x = x / 2
+                n = n + 1
+                if x.max() < 1:
+                    break
+            return x, n
+        """,
+        "halve",
+        [(f32(100, 3),), (f32(0.5),), (f32(1, 1),)],
+        codes=["AJ201", "AJ205"],
+        exact_dtype=False,
+    )
+    assert "jnp.logical_not(break_)\n" in conv.text
+
+
+def test_short_static_range_with_traced_break():
+    check(
+        """
+        def short(x):
+            idx = -1
+            for i in range(4):
+                if x[i] > 0:
+                    idx = i
+                    break
+            return idx
+        """,
+        "short",
+        [(f32(-1, -2, 3, 4),), (f32(-1, -2, -3, -4),), (f32(5, -2, 3, 4),)],
+        codes=["AJ205"],
+        exact_dtype=False,
+    )

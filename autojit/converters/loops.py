@@ -206,6 +206,14 @@ def _keep(ctx: Context, an: FunctionAnalysis, loop, why: str) -> None:
 
 def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     v = _head_value(an, loop, loop.test)
+    if v.static and _traced_exit(an, loop):
+        # `while True:` left by a `break` under a traced condition
+        return _Plan(
+            "while",
+            "AJ201",
+            "`while` left by a `break` on a traced condition -> `{lax}.while_loop`",
+            test=loop.test,
+        )
     if v.static:
         _keep(ctx, an, loop, "its condition is static")
         return None
@@ -287,7 +295,7 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
             )
         else:
             count = len(range(*consts))  # type: ignore[misc]
-            if count < UNROLL_LIMIT:
+            if count < UNROLL_LIMIT and not _traced_exit(an, loop):
                 _keep(ctx, an, loop, f"{count} iterations, fewer than {UNROLL_LIMIT}")
                 return None
             what = (
@@ -1015,7 +1023,9 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
     if isinstance(loop, gast.While):
         loop.body = body
         loop.orelse = orelse
-        if brk:
+        if brk and isinstance(loop.test, gast.Constant) and loop.test.value is True:
+            loop.test = replace_expr(f"{jnp}.logical_not({brk})")
+        elif brk:
             loop.test = replace_expr(
                 f"{jnp}.logical_and({jnp}.logical_not({brk}), {_PH.format('T')})",
                 **{_PH.format("T"): _logical(ctx, loop.test)},
@@ -1214,3 +1224,19 @@ def _only_stacked_after(ctx: Context, an: FunctionAnalysis, loop, name: str) -> 
         ):
             return False
     return True
+
+
+def _traced_exit(an: FunctionAnalysis, loop) -> bool:
+    """Whether a break/return of this loop sits under an `if` whose condition is traced."""
+
+    def visit(stmts, traced: bool) -> bool:
+        for st in stmts:
+            if isinstance(st, (gast.Break, gast.Return)) and traced:
+                return True
+            if isinstance(st, gast.If):
+                t = traced or an.value(st.test, st).kind is not Kind.STATIC
+                if visit(st.body, t) or visit(st.orelse, t):
+                    return True
+        return False
+
+    return visit(loop.body, False)

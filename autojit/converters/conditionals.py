@@ -932,21 +932,24 @@ class _Conditionals:
         for fn in fns:
             _return_last_value(fn, plan.outs, self.ctx.source)
         jnp, lax = self.jnp, self.lax
-        conds = gast.List(elts=[n.test for n in nodes], ctx=gast.Load())
-        idx = gast.List(
-            elts=[gast.Constant(value=i, kind=None) for i in range(len(consts))], ctx=gast.Load()
-        )
+        # the case index: the first comparison that holds, else the default (the chain's own
+        # order; a nested jnp.where traces and compiles faster than jnp.select)
+        index = gast.Constant(value=len(consts), kind=None)
+        for i in reversed(range(len(consts))):
+            index = replace_expr(
+                f"{jnp}.where(C, I, REST)",
+                C=nodes[i].test,
+                I=gast.Constant(value=i, kind=None),
+                REST=index,
+            )
         fn_list = gast.List(elts=[name(f) for f in names_], ctx=gast.Load())
         args = ", ".join(plan.operands)
-        expr = (
-            f"{lax}.switch({jnp}.select(CONDS, IDX, {len(consts)}), FNS"
-            f"{', ' if args else ''}{args})"
-        )
+        expr = f"{lax}.switch(INDEX, FNS{', ' if args else ''}{args})"
         if not plan.outs:
-            call = replace(expr, CONDS=conds, IDX=idx, FNS=fn_list)
+            call = replace(expr, INDEX=index, FNS=fn_list)
         else:
             target = ", ".join(plan.outs)
-            call = replace(f"{target} = {expr}", CONDS=conds, IDX=idx, FNS=fn_list)
+            call = replace(f"{target} = {expr}", INDEX=index, FNS=fn_list)
         replace_statements(block, [s], fns + call)
         self.ctx.change(
             "AJ103",

@@ -123,7 +123,7 @@ def unwrap_jit(fn: Any) -> Any:
     """The Python function under ``jax.jit`` (and similar JAX wrappers) or ``@autojit.convert``,
     so it can run eagerly and be jitted again by bench; other wrappers are kept."""
     original = getattr(fn, "original", None)
-    if callable(original) and hasattr(fn, "conversion") and hasattr(fn, "source"):
+    if callable(original) and isinstance(getattr(fn, "source", None), str):
         fn = original  # an @autojit.convert result: the user's function as written
     seen = 0
     while hasattr(fn, "__wrapped__") and hasattr(fn, "lower") and seen < 10:
@@ -169,6 +169,23 @@ def load_target(path: str, func: str, *, convert: bool = True) -> Target:
     return target
 
 
+def _imports_prefix(text: str, first_line: int) -> str:
+    """The file's top-level imports before ``first_line``, at their lines, other lines blank."""
+    lines = text.splitlines(keepends=True)
+    keep: set[int] = set()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    for node in tree.body:
+        end = node.end_lineno or node.lineno
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and end < first_line:
+            keep.update(range(node.lineno, end + 1))
+    return "".join(
+        lines[i - 1] if i in keep and i <= len(lines) else "\n" for i in range(1, first_line)
+    )
+
+
 def _strip_decorators(source: str, name: str, def_line: int) -> ast.Module:
     """Parse the function text, drop its decorators, and number its lines as in the file
     (``def_line`` is the line of its ``def``)."""
@@ -203,9 +220,10 @@ def convert_function(fn: Callable[..., Any]) -> Target:
         matches = [f for f in conversion.functions if f.name == name]
         if not matches:
             # a nested function: convert it alone, from its own source
-            # (padded with blank lines so that reported lines are the file's)
+            # (after the file's imports, which tell jnp from any other name, and blank lines,
+            # so that reported lines are the file's)
             first = original.__code__.co_firstlineno
-            src = "\n" * (first - 1) + textwrap.dedent(inspect.getsource(original))
+            src = _imports_prefix(text, first) + textwrap.dedent(inspect.getsource(original))
             conversion = convert_source(src, path, only=wanted)
             matches = [f for f in conversion.functions if f.name == name]
             def_line = matches[0].location.line if matches else first

@@ -1,6 +1,7 @@
 """Converted loops (AJ2xx) against hand-written `lax` loops and against unrolled Python loops.
 
-    python benchmarks/loops.py [--repeat N] [--unrolled-n N] [--calls N]
+    python benchmarks/loops.py [--repeat N] [--unrolled-n N] [--calls N] [--skip-unrolled]
+    python benchmarks/loops.py --threshold     # AJ203: unrolled vs fori_loop for short loops
 
 For each case the user's function is converted with `autojit.convert_source` and compared,
 side by side in one run, with the `fori_loop` / `while_loop` / `scan` a JAX expert writes:
@@ -261,13 +262,49 @@ def unrolled_vs_converted(n: int, repeat: int, calls: int) -> dict:
     return out
 
 
+def threshold(repeat: int, calls: int) -> None:
+    """Compile and run time of a short static loop, unrolled vs fori_loop (AJ203's threshold)."""
+    body = "y = jnp.sin(y) * 0.5 + i"
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    print(
+        "| n | unrolled compile (ms) | fori_loop compile (ms) | unrolled run (us) | "
+        "fori_loop run (us) |"
+    )
+    print("|---|---|---|---|---|")
+    for n in (2, 4, 8, 16, 32, 64):
+        srcs = {
+            "unrolled": HEADER + f"def g(y):\n    for i in range({n}):\n        {body}\n"
+            "    return y\n",
+            "fori": HEADER + f"def g(y):\n    def b(i, y):\n        {body}\n        return y\n"
+            f"    return lax.fori_loop(0, {n}, b, y)\n",
+        }
+        comp = {
+            k: statistics.median(_compile_time(s, (x,)) for _ in range(repeat))
+            for k, s in srcs.items()
+        }
+        runs = {}
+        for k, s in srcs.items():
+            c = jax.jit(_load(s)).lower(x).compile()
+            _run_time(c, (x,), calls)
+            runs[k] = statistics.median(_run_time(c, (x,), calls) for _ in range(repeat))
+        print(
+            f"| {n} | {comp['unrolled'] * 1e3:.1f} | {comp['fori'] * 1e3:.1f} | "
+            f"{runs['unrolled'] * 1e6:.1f} | {runs['fori'] * 1e6:.1f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--unrolled-n", type=int, default=1000)
     p.add_argument("--skip-unrolled", action="store_true")
+    p.add_argument("--threshold", action="store_true", help="only the AJ203 threshold table")
     a = p.parse_args()
+    if a.threshold:
+        threshold(a.repeat, a.calls)
+        return
     print(
         f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} cpus, "
         f"repeat={a.repeat}, calls={a.calls}"

@@ -1,14 +1,14 @@
 """AJ2xx: Python loops -> ``lax.while_loop`` / ``lax.fori_loop`` / ``lax.scan``.
 
 A loop whose condition or iteration count depends on a traced value cannot run under ``jax.jit``
-(``while i < n`` with a traced ``n`` raises a ConcretizationTypeError), and a long static loop
+(``while i < n`` with a traced ``n`` raises a TracerBoolConversionError), and a long static loop
 unrolls into a graph that takes seconds to compile. Each such loop becomes the loop a JAX expert
 would write: named helper functions (``_cond``, ``_body``) and the loop state carried as an
 explicit tuple of the user's own names.
 
 - AJ201 ``while <traced>:`` -> ``lax.while_loop``.
-- AJ202 ``for i in range(...)`` with a traced bound -> ``lax.fori_loop`` (step mapped onto a
-  counter).
+- AJ202 ``for i in range(...)`` with a traced bound -> ``lax.fori_loop`` (a constant step is
+  mapped onto a counter; a traced step, or a ``break``, gives a ``lax.while_loop``).
 - AJ203 ``for i in range(N)`` with a static ``N >= UNROLL_LIMIT`` -> ``lax.fori_loop`` (shorter
   static loops stay Python: unrolled, they compile about as fast and run faster).
 - AJ204 ``for x in array`` / ``enumerate(array)`` / ``zip(a, b)`` -> ``lax.scan`` over the
@@ -439,10 +439,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         if _body_traced(an, loop):
             _keep(ctx, an, loop, "it iterates over a Python sequence")
         return None
-    written = an.activity.of_block(loop.body).writes
-    if expr_activity(loop.iter).reads & written:
-        # scan reads its sequence once, as Python's `for` does; fine, but keep the text simple
-        pass
+    # scan reads its sequence once, before the first iteration, as Python's `for` does
     xs, first, _ = found
     plan = _Plan(
         "scan",
@@ -471,8 +468,8 @@ def _taken(ctx: Context, name: str) -> bool:
 
 
 def _own_statements(stmts):
-    """Statements of a loop body, not descending into nested functions or nested loops' bodies
-    for break/continue purposes (they are yielded with a flag)."""
+    """Every statement of a block, nested ones included; nested functions are yielded but not
+    entered."""
     for s in stmts:
         yield s
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

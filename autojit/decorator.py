@@ -680,6 +680,10 @@ def _header(fn: types.FunctionType) -> str:
                 extra.append(f"{name} = {text}\n")
         elif type(value) is str:
             extra.append(f"{name} = {value!r}\n")
+        elif isinstance(value, type):
+            extra.append(f"class {name}: ...\n")
+        elif isinstance(value, types.FunctionType) and name != fn.__code__.co_name:
+            extra.append(f"def {name}(): ...\n")
         elif callable(value) and getattr(value, "__module__", "").startswith("jax"):
             attr = getattr(value, "__name__", None)
             if not isinstance(attr, str) or not attr.isidentifier():

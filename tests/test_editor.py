@@ -313,7 +313,7 @@ BUFFER = (
     "\n"
     "\n"
     "def branch(x):\n"
-    "    if x.sum() > 0:\n"
+    "    if jnp.sum(x) > 0:\n"
     "        y = x + 1\n"
     "    else:\n"
     "        y = x - 1\n"
@@ -355,7 +355,7 @@ def line_of(text: str, needle: str) -> int:
 @pytest.mark.parametrize("nl", ["\n", "\r\n"])
 @pytest.mark.parametrize(
     "needle, name",
-    [("x[i] = y", "put"), ("if x.sum()", "branch"), ("x[0] = 1.0", "C.m"), ("def put", "put")],
+    [("x[i] = y", "put"), ("if jnp.sum(x)", "branch"), ("x[0] = 1.0", "C.m"), ("def put", "put")],
 )
 def test_fix_round_trip(tmp_path: Path, nl: str, needle: str, name: str) -> None:
     text = BUFFER.replace("\n", nl)

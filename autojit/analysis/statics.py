@@ -1,18 +1,39 @@
 """Static-argument inference: which parameters must be static under ``jax.jit``.
 
-A parameter is static when its value reaches a shape, size or axis position of a jax call
-(the table in :mod:`autojit.jaxapi`), directly or through local variables; when it picks a code
-path as a Python flag; or when it is not an array at all (strings, callables).
+A parameter is static when
+
+- its value reaches a shape, size, axis, dtype or mode position of a jax call or array method
+  (the table :data:`autojit.jaxapi.STATIC_PARAMETERS`), or a slice bound that sets a result's size
+  (``x[:n]``), directly or through local variables (``m = 2 * n; jnp.zeros(m)``);
+- it is passed to a parameter of a helper function of the same module that is static there;
+- it is not an array at all: a string (compared to a string), a callable (called as ``fn(x)`` or
+  handed to a jax transform), a tuple of ints used as a shape;
+- it is a Python flag that picks a code path: it is used only in ``if`` / ``while`` / ``x if c
+  else y`` tests and ``is None`` checks, never as an array value. A parameter that is also used as
+  an array value (``x * c``) is traced, and a condition on it is a traced condition.
+
+A parameter used as an array (``x[i]``, ``x.sum()``, ``x + 1`` in a jnp call) or annotated as one
+(``x: jax.Array``) is never made static: a data-dependent shape stays an error of the user's code,
+reported by jax, rather than a static argument that would need an array to be hashable.
+
+:func:`recompile_warnings` adds AJ402 for a static argument that is likely to take many values
+(a float default or annotation, a float at a call site, a value that changes at each iteration of
+a loop around the call): every new value compiles the function again.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import gast
 
-from ..jaxapi import SHAPE_ARGUMENTS
+from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
+from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
+from ..source import SourceText
 from .activity import expr_activity, param_names
 from .values import dotted_name
 
@@ -24,13 +45,131 @@ class StaticReason:
     reason: str
 
 
+# annotations that say "this is an array": never inferred static
+_ARRAY_ANNOTATIONS = {"Array", "ArrayLike", "ndarray", "jax.Array", "jnp.ndarray", "np.ndarray"}
+
+# methods that only an array has: a parameter they are called on is an array
+_ARRAY_METHODS = {
+    "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any", "all",
+    "reshape", "astype", "transpose", "squeeze", "ravel", "flatten", "cumsum", "cumprod",
+    "dot", "clip", "round", "item", "tolist", "at", "T", "real", "imag", "conj", "nonzero",
+    "argsort", "take", "repeat", "swapaxes", "diagonal", "trace", "ptp", "block_until_ready",
+}  # fmt: skip
+
+
 def _reads(node) -> set[str]:
     return expr_activity(node).reads
 
 
 def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
-    params = param_names(fn.args)
-    # local name -> parameters it is computed from (transitively)
+    """The parameters of ``fn`` that must be static, each with the node that made it so."""
+    return _infer(fn, scope, {}, ())
+
+
+def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReason]:
+    args = fn.args
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    arrays = {
+        a.id
+        for a in args.posonlyargs + args.args + args.kwonlyargs
+        if _array_annotation(a.annotation)
+    }
+    parents = _parents(fn)
+    derived = _derived(fn, params)
+    arrays |= _used_as_array(fn, set(params), parents, scope)
+
+    candidates: dict[str, list[StaticReason]] = {}
+
+    def mark(expr, why: str) -> None:
+        for name in _reads(expr) - _shape_only_reads(expr):
+            for p in derived.get(name, ()):
+                if p in params and p not in arrays:
+                    candidates.setdefault(p, []).append(StaticReason(p, expr, why))
+
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Call):
+            _visit_call(node, scope, mark, memo, stack + (fn.name,))
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+            for part in _slice_bounds(node.slice):
+                mark(part, "it is a slice bound, which sets the size of the result")
+
+    for p, why, at in _flags_and_non_arrays(fn, params, parents, scope):
+        if p not in arrays:
+            candidates.setdefault(p, []).append(StaticReason(p, at, why))
+
+    out = []
+    for p in params:
+        if p in candidates:
+            out.append(min(candidates[p], key=lambda r: _position(r.node)))
+    return out
+
+
+def _position(node) -> tuple[int, int]:
+    return (getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0)
+
+
+def _visit_call(node: gast.Call, scope: ModuleScope, mark, memo: dict, stack: tuple) -> None:
+    fname = dotted_name(node.func)
+    qual = scope.qualified(fname) if fname else None
+    method = node.func.attr if isinstance(node.func, gast.Attribute) else None
+    spec = SHAPE_ARGUMENTS.get(qual) if qual else None
+    label = qual
+    if spec is None and method and qual is None:
+        spec = SHAPE_ARGUMENTS.get(f"<method>.{method}")
+        label = f"`.{method}()`"
+    if spec is not None:
+        positions, keywords = spec
+        for i, a in enumerate(node.args):
+            if isinstance(a, gast.Starred):
+                break
+            if positions == "*" or i in positions:
+                mark(a, f"it is a shape, size, axis or option of {label}")
+        for kw in node.keywords:
+            if kw.arg in keywords:
+                mark(kw.value, f"it is the `{kw.arg}` of {label}")
+        return
+    # a helper function of the same module: its static parameters make the arguments static
+    if isinstance(node.func, gast.Name) and node.func.id in scope.functions:
+        helper_name = node.func.id
+        if helper_name in stack:
+            return
+        helper = _helper_statics(helper_name, scope, memo, stack)
+        if not helper:
+            return
+        hfn, reasons = helper
+        positional = [a.id for a in hfn.args.posonlyargs + hfn.args.args]
+        by_name = {r.name: r for r in reasons}
+        for i, a in enumerate(node.args):
+            if isinstance(a, gast.Starred):
+                break
+            if i < len(positional) and positional[i] in by_name:
+                r = by_name[positional[i]]
+                mark(a, f"it is passed to `{helper_name}`'s static `{r.name}` ({r.reason})")
+        for kw in node.keywords:
+            if kw.arg in by_name:
+                r = by_name[kw.arg]
+                mark(kw.value, f"it is passed to `{helper_name}`'s static `{r.name}` ({r.reason})")
+
+
+def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
+    if name not in memo:
+        node = scope.functions[name]
+        memo[name] = None  # recursion guard
+        g = gast.ast_to_gast(node) if isinstance(node, ast.AST) else node
+        memo[name] = (g, _infer(g, scope, memo, stack))
+    return memo[name]
+
+
+def _parents(fn) -> dict[int, gast.AST]:
+    out: dict[int, gast.AST] = {}
+    for node in gast.walk(fn):
+        for child in gast.iter_child_nodes(node):
+            out[id(child)] = node
+    return out
+
+
+def _derived(fn, params: list[str]) -> dict[str, set[str]]:
+    """local name -> the parameters its value is computed from (transitively)."""
     derived: dict[str, set[str]] = {p: {p} for p in params}
     assigns: list[tuple[set[str], set[str]]] = []
     for node in gast.walk(fn):
@@ -39,49 +178,159 @@ def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
             for t in node.targets:
                 targets |= expr_activity(t).writes
             assigns.append((targets, _reads(node.value) - _shape_only_reads(node.value)))
+        elif isinstance(node, gast.AnnAssign) and node.value is not None:
+            targets = expr_activity(node.target).writes
+            assigns.append((targets, _reads(node.value) - _shape_only_reads(node.value)))
         elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             assigns.append(({node.target.id}, _reads(node.value) | {node.target.id}))
-    for _ in range(3):
+    for _ in range(4):
         for targets, reads in assigns:
-            src = set()
+            src: set[str] = set()
             for r in reads:
                 src |= derived.get(r, set())
             for t in targets:
                 derived.setdefault(t, set()).update(src)
+    return derived
 
-    found: dict[str, StaticReason] = {}
 
-    def mark(expr, why: str, at) -> None:
-        for name in _reads(expr) - _shape_only_reads(expr):
-            for p in derived.get(name, ()):
-                if p in params and p not in found:
-                    found[p] = StaticReason(p, at, why)
+def _array_annotation(ann) -> bool:
+    if ann is None:
+        return False
+    name = dotted_name(ann)
+    if name is None and isinstance(ann, gast.Constant) and isinstance(ann.value, str):
+        name = ann.value
+    return bool(name) and (name in _ARRAY_ANNOTATIONS or name.rsplit(".", 1)[-1] == "Array")
 
+
+def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:
+    """Parameters used as arrays: indexed, array methods called on them, data of a jax call."""
+    out: set[str] = set()
     for node in gast.walk(fn):
-        if isinstance(node, gast.Call):
-            qual = scope.qualified(dotted_name(node.func) or "") if dotted_name(node.func) else None
-            method = node.func.attr if isinstance(node.func, gast.Attribute) else None
-            spec = SHAPE_ARGUMENTS.get(qual or "") if qual else None
-            if spec is None and method and qual is None:
-                spec = SHAPE_ARGUMENTS.get(f"<method>.{method}")
-            if spec is None:
-                continue
-            positions, keywords = spec
-            label = qual or f".{method}()"
-            for i, a in enumerate(node.args):
-                if positions == "*" or i in positions:
-                    mark(a, f"it is a shape, size or axis of {label}", a)
-            for kw in node.keywords:
-                if kw.arg in keywords:
-                    mark(kw.value, f"it is the `{kw.arg}` of {label}", kw.value)
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
-            for part in _slice_bounds(node.slice):
-                mark(part, "it is a slice bound, which sets the result's shape", part)
-        elif isinstance(node, gast.Call) is False and isinstance(node, gast.For):
-            it = node.iter
-            if isinstance(it, gast.Call) and dotted_name(it.func) == "range":
-                pass  # loops over a traced range are converted, not made static
-    return list(found.values())
+        if not (isinstance(node, gast.Name) and node.id in params):
+            continue
+        if not isinstance(node.ctx, gast.Load):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node:
+            if not _constant_index(parent.slice):
+                out.add(node.id)  # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints)
+        elif isinstance(parent, gast.Attribute) and parent.value is node:
+            if parent.attr in _ARRAY_METHODS:
+                out.add(node.id)
+        elif isinstance(parent, gast.Call) and node in parent.args:
+            q = scope.qualified(dotted_name(parent.func) or "") or ""
+            if q.startswith("jax.") and q not in SHAPE_ARGUMENTS and q not in CALLABLE_ARGUMENTS:
+                out.add(node.id)
+            elif q in SHAPE_ARGUMENTS:
+                positions = SHAPE_ARGUMENTS[q][0]
+                if positions != "*" and parent.args.index(node) not in positions:
+                    out.add(node.id)
+    return out
+
+
+def _constant_index(sl) -> bool:
+    return isinstance(sl, gast.Constant) and isinstance(sl.value, int)
+
+
+def _flags_and_non_arrays(fn, params: list[str], parents: dict, scope: ModuleScope):
+    """(parameter, why, node) for flags, strings and callables."""
+    uses: dict[str, list[tuple[str, gast.AST]]] = {p: [] for p in params}
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and node.id in uses and isinstance(node.ctx, gast.Load):
+            uses[node.id].append((_use_kind(node, parents, scope), node))
+    out = []
+    for p, occ in uses.items():
+        kinds = {k for k, _ in occ}
+        callable_use = [n for k, n in occ if k == "callable"]
+        string_use = [n for k, n in occ if k == "string"]
+        if callable_use:
+            out.append(
+                (p, "it is called as a function (a callable is not an array)", callable_use[0])
+            )
+            continue
+        if (
+            kinds
+            and kinds <= {"flag", "string", "neutral", "none-check"}
+            and kinds
+            & {
+                "flag",
+                "string",
+            }
+        ):
+            if string_use:
+                out.append(
+                    (p, "it is compared to a string (a string is not an array)", string_use[0])
+                )
+            else:
+                first = next(n for k, n in occ if k == "flag")
+                out.append(
+                    (p, "it is a Python flag that chooses a code path (used only in tests)", first)
+                )
+    return out
+
+
+def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
+    """How one read of a parameter uses it: flag / string / none-check / callable / neutral /
+    value."""
+    parent = parents.get(id(node))
+    if isinstance(parent, gast.Call):
+        if parent.func is node:
+            return "callable"
+        q = scope.qualified(dotted_name(parent.func) or "") or ""
+        if q in CALLABLE_ARGUMENTS:
+            positions, keywords = CALLABLE_ARGUMENTS[q]
+            if node in parent.args and parent.args.index(node) in positions:
+                return "callable"
+            if any(kw.value is node and kw.arg in keywords for kw in parent.keywords):
+                return "callable"
+        if dotted_name(parent.func) in ("isinstance", "callable") and parent.args[:1] == [node]:
+            return "none-check"
+        if dotted_name(parent.func) == "len":
+            return "neutral"
+        return "value"
+    if isinstance(parent, gast.Attribute) and parent.attr in STATIC_ATTRIBUTES:
+        return "neutral"
+    if isinstance(parent, gast.Compare):
+        operands = [parent.left, *parent.comparators]
+        others = [o for o in operands if o is not node]
+        if all(isinstance(op, (gast.Is, gast.IsNot)) for op in parent.ops):
+            return "none-check"
+        if others and all(_is_string_constant(o) for o in others):
+            return "string"
+        if _in_test(parent, parents) and others and all(_is_bool_constant(o) for o in others):
+            return "flag"  # `if flag == True:`; a comparison with a number is a traced test
+        return "value"
+    if _in_test(node, parents):
+        return "flag"
+    return "value"
+
+
+def _is_string_constant(node) -> bool:
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+        return bool(node.elts) and all(_is_string_constant(e) for e in node.elts)
+    return False
+
+
+def _is_bool_constant(node) -> bool:
+    return isinstance(node, gast.Constant) and isinstance(node.value, bool)
+
+
+def _in_test(node, parents: dict) -> bool:
+    """Whether ``node`` is (through not / and / or) the test of an if, while, assert or x if c
+    else y."""
+    cur = node
+    while True:
+        parent = parents.get(id(cur))
+        if isinstance(parent, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+            return parent.test is cur
+        if isinstance(parent, gast.BoolOp) or (
+            isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not)
+        ):
+            cur = parent
+            continue
+        return False
 
 
 def _slice_bounds(sl) -> list:
@@ -121,10 +370,6 @@ def _shape_only_reads(node) -> set[str]:
         ):
             out.add(sub.args[0].id)
     # a name also read elsewhere in the expression is not shape-only
-    plain = set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-            plain.add(sub.id)
     counted: dict[str, int] = {}
     for sub in gast.walk(node):
         if isinstance(sub, gast.Name):
@@ -139,3 +384,167 @@ def static_param_index(fn, name: str) -> int | None:
 
 def params_of(fn) -> list[str]:
     return param_names(fn.args)
+
+
+# -- AJ402: static arguments likely to take many values ------------------------------------------
+
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+
+
+def _noqa(line: str, code: str) -> bool:
+    m = _NOQA.search(line)
+    if not m:
+        return False
+    codes = m.group("codes")
+    return codes is None or any(code.startswith(c.strip().upper()) for c in codes.split(","))
+
+
+@lru_cache(maxsize=8)
+def _module_tree(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def recompile_warnings(
+    fn, statics: list[StaticArgument], src: SourceText, filename: str
+) -> list[Change]:
+    """AJ402 for each inferred static argument that is likely to take many values (a float
+    default or annotation; at a call site in the module: a float, a value that changes at each
+    iteration of a loop around the call, a random value)."""
+    out: list[Change] = []
+    module_text = src.text_
+
+    def at(node) -> Location:
+        line = node.lineno
+        return Location(filename, line, src.char_col(line, node.col_offset) + 1)
+
+    inferred = [s for s in statics if not s.user_declared]
+    if not inferred:
+        return out
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(
+        zip(
+            [a.id for a in positional[len(positional) - len(args.defaults) :]],
+            args.defaults,
+            strict=True,
+        )
+    )
+    defaults.update(
+        {a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
+    )
+    annotations = {a.id: a.annotation for a in positional + args.kwonlyargs}
+    tree = _module_tree(module_text)
+    sites = _call_sites(tree, fn.name) if tree is not None else []
+    for s in inferred:
+        why = None
+        where = Location(filename, fn.lineno, fn.col_offset + 1)
+        d = defaults.get(s.name)
+        ann = annotations.get(s.name)
+        if isinstance(d, gast.Constant) and isinstance(d.value, float):
+            why = f"its default is a float ({d.value!r})"
+            where = at(d)
+        elif ann is not None and dotted_name(ann) == "float":
+            why = "it is annotated as a float"
+            where = at(ann)
+        else:
+            for call, loops in sites:
+                arg = _argument_for(call, s, [a.id for a in positional])
+                if arg is None:
+                    continue
+                site_why = _many_values(arg, loops)
+                if site_why:
+                    why = site_why
+                    where = at(arg)
+                    break
+        if why and not _noqa(src.line_text(where.line), "AJ402"):
+            out.append(
+                Change(
+                    "AJ402",
+                    where,
+                    f"static argument `{s.name}` of `{fn.name}` is likely to take many values: "
+                    f"{why}; jax.jit compiles the function again for every new value "
+                    f"(pass it as an array, or round it to a few values, if it varies)",
+                )
+            )
+    return out
+
+
+def _call_sites(tree: ast.Module, name: str) -> list[tuple[ast.Call, list[ast.AST]]]:
+    """Calls of ``name`` (also as ``jax.jit(name)(...)`` and through ``g = jax.jit(name)``), each
+    with the loops around it."""
+    aliases = {name}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if any(isinstance(a, ast.Name) and a.id == name for a in node.value.args[:1]):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        aliases.add(t.id)
+    out: list[tuple[ast.Call, list[ast.AST]]] = []
+
+    def visit(node, loops):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in aliases:
+                out.append((node, loops))
+            elif (
+                isinstance(f, ast.Call)
+                and f.args
+                and isinstance(f.args[0], ast.Name)
+                and f.args[0].id == name
+            ):
+                out.append((node, loops))
+        inner = (
+            loops + [node] if isinstance(node, (ast.For, ast.While, ast.comprehension)) else loops
+        )
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, [])
+    return out
+
+
+def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):
+    for kw in call.keywords:
+        if kw.arg == s.name:
+            return kw.value
+    if s.index is not None and s.index < len(call.args):
+        a = call.args[s.index]
+        if not any(isinstance(x, ast.Starred) for x in call.args[: s.index + 1]):
+            return a
+    return None
+
+
+def _many_values(arg, loops: list[ast.AST]) -> str | None:
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, float):
+        return f"it is called with a float ({arg.value!r})"
+    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    for loop in loops:
+        if isinstance(loop, (ast.For, ast.comprehension)):
+            written = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            if isinstance(loop, ast.For):
+                for sub in ast.walk(loop):
+                    if isinstance(sub, (ast.Assign, ast.AugAssign)):
+                        for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
+                            written |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        else:
+            written = set()
+            for sub in ast.walk(loop):
+                if isinstance(sub, (ast.Assign, ast.AugAssign)):
+                    for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
+                        written |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if names & written:
+            at = f" at line {loop.lineno}" if isinstance(loop, (ast.For, ast.While)) else ""
+            return (
+                f"it is called with `{ast.unparse(arg)}`, which changes at each iteration of "
+                f"the loop{at}"
+            )
+    for n in ast.walk(arg):
+        if isinstance(n, ast.Call):
+            callee = ast.unparse(n.func)
+            if "random" in callee.split(".") or callee.startswith(("random.", "np.random")):
+                return f"it is called with a random value (`{ast.unparse(arg)}`)"
+    return None

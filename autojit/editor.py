@@ -147,6 +147,98 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+def diff_lines(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]:
+    """The changed runs ``(i1, i2, j1, j2)``: ``a[i1:i2]`` becomes ``b[j1:j2]``, in order.
+
+    A patience diff: lines that occur once in both sides anchor the match (their longest
+    increasing run), the gaps between anchors are matched recursively, and only small gaps
+    without anchors go to difflib. A conversion changes a few statements per function and every
+    ``def`` line is unique, so this stays near linear where difflib on a whole file is quadratic.
+    """
+    matches: list[tuple[int, int]] = []
+    _match(a, b, 0, len(a), 0, len(b), matches, 0)
+    out = []
+    pi, pj = 0, 0
+    for i, j in [*matches, (len(a), len(b))]:
+        if i > pi or j > pj:
+            out.append((pi, i, pj, j))
+        pi, pj = i + 1, j + 1
+    return out
+
+
+def _match(
+    a: Sequence[str],
+    b: Sequence[str],
+    alo: int,
+    ahi: int,
+    blo: int,
+    bhi: int,
+    out: list[tuple[int, int]],
+    depth: int,
+) -> None:
+    """Append the matched line pairs of ``a[alo:ahi]`` and ``b[blo:bhi]`` to ``out``, in order."""
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        out.append((alo, blo))
+        alo += 1
+        blo += 1
+    tail = []
+    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+        ahi -= 1
+        bhi -= 1
+        tail.append((ahi, bhi))
+    if alo < ahi and blo < bhi:
+        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi) if depth < 64 else []
+        if anchors:
+            pi, pj = alo, blo
+            for i, j in anchors:
+                _match(a, b, pi, i, pj, j, out, depth + 1)
+                out.append((i, j))
+                pi, pj = i + 1, j + 1
+            _match(a, b, pi, ahi, pj, bhi, out, depth + 1)
+        elif (ahi - alo) * (bhi - blo) <= 250_000:
+            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            for i, j, n in sm.get_matching_blocks():
+                out.extend((alo + i + k, blo + j + k) for k in range(n))
+        # else: one replacement of the whole gap
+    out.extend(reversed(tail))
+
+
+def _unique_anchors(
+    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int
+) -> list[tuple[int, int]]:
+    """The longest in-order run of lines that occur exactly once in each range."""
+    count_a: dict[str, int] = {}
+    for i in range(alo, ahi):
+        count_a[a[i]] = count_a.get(a[i], 0) + 1
+    count_b: dict[str, int] = {}
+    where_b: dict[str, int] = {}
+    for j in range(blo, bhi):
+        count_b[b[j]] = count_b.get(b[j], 0) + 1
+        where_b[b[j]] = j
+    pairs = [
+        (i, where_b[a[i]]) for i in range(alo, ahi) if count_a[a[i]] == 1 and count_b.get(a[i]) == 1
+    ]
+    # longest increasing subsequence of the b indices (patience sorting)
+    tops: list[int] = []  # b index at the top of each pile
+    top_at: list[int] = []  # index into pairs of each pile's top
+    back: list[int] = []
+    for k, (_, j) in enumerate(pairs):
+        pile = bisect.bisect_left(tops, j)
+        back.append(top_at[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(j)
+            top_at.append(k)
+        else:
+            tops[pile] = j
+            top_at[pile] = k
+    run = []
+    k = top_at[-1] if top_at else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]
+
+
 def line_edits(old: str, new: str, index: LineIndex | None = None) -> list[dict[str, Any]]:
     """The edits turning ``old`` into ``new``, one per changed run of whole lines.
 
@@ -158,9 +250,7 @@ def line_edits(old: str, new: str, index: LineIndex | None = None) -> list[dict[
     a = split_lines(old)
     b = split_lines(new)
     out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
+    for i1, i2, j1, j2 in diff_lines(a, b):
         text = "".join(b[j1:j2])
         start = index.line_starts[i1] if i1 < index.line_count else len(old)
         end = index.line_starts[i2] if i2 < index.line_count else len(old)

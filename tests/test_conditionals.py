@@ -700,3 +700,90 @@ def test_example_value_dependent_ifs_all_convert():
     assert not c.refusals
     assert "if x % 2 == 0" not in c.text and "if x > 0" not in c.text
     assert "if x.ndim == 2:" in c.text  # static: kept
+
+
+def test_module_level_values_are_static():
+    text = (
+        HEADER
+        + """\
+config = {"relu": True}
+
+
+def f(W, x):
+    y = W @ x
+    if config["relu"]:
+        y = jnp.maximum(y, 0)
+    return y
+"""
+    )
+    c = check_paths(
+        text,
+        "f",
+        calls(
+            (np.eye(2, dtype=F32), np.array([1.0, -1.0], F32)),
+        ),
+    )
+    assert c.text == text
+    assert "AJ100" in {ch.code for ch in c.changes}
+
+
+def test_static_initial_value_stays_a_closure():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    y = 0
+    if x > 0:
+        y = x
+    return y
+"""
+    )
+    c = check_paths(text, "f", calls((F32(2),), (F32(-2),)), expect=["AJ101"])
+    assert "def _then(x):" in c.text
+
+
+def test_tuple_return_promoted_per_element():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    if x.sum() > 0:
+        return x.sum(), 0
+    return x.max(), x.min()
+"""
+    )
+    check_paths(text, "f", calls((np.ones(3, F32),), (-np.ones(3, F32),)), expect=["AJ101"])
+
+
+def test_function_valued_branch_refused():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    if x > 0:
+        fn = jnp.sin
+    else:
+        fn = jnp.cos
+    return fn(x)
+"""
+    )
+    c = convert(text)
+    assert c.text == text
+    assert "AJ916" in {r.code for r in c.refusals}
+
+
+def test_with_loops_break_flag():
+    text = (
+        HEADER
+        + """\
+def f(x, t):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            break
+        total = total + x[i]
+    return total
+"""
+    )
+    x = np.array([1.0, 2.0, 5.0, 1.0], F32)
+    check_paths(text, "f", calls((x, F32(3)), (x, F32(9)), (x, F32(0))))

@@ -26,6 +26,7 @@ analysis cannot classify (AJ913, kept as Python), `break`/`continue`/`yield`/`tr
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 
 import gast
@@ -178,7 +179,32 @@ class _Conditionals:
             kinds = {self.value(p, s).kind for p in s.test.values}
             if Kind.TRACED in kinds:
                 return Kind.TRACED
+        if self._only_module_values(s.test, s):
+            return Kind.STATIC
         return Kind.UNKNOWN
+
+    def _only_module_values(self, node, stmt) -> bool:
+        """Whether an expression reads only module-level names (and builtins): jit sees those
+        as Python constants when it traces, whatever they hold."""
+        reads = expr_activity(node).reads
+        if not reads:
+            return True
+        env = self.an.env_before(self.stand_in.get(id(stmt), stmt))
+        for n in reads:
+            if n in self.an.values.locals or n in env:
+                return False
+            if n in self.an.values.enclosing:
+                return False
+        scope = self.ctx.scope
+        return all(
+            n in scope.modules
+            or n in scope.imported_names
+            or n in scope.assigned
+            or n in scope.functions
+            or n in scope.classes
+            or hasattr(builtins, n)
+            for n in reads
+        )
 
     def _split_test(self, s):
         """(static prefix or None, 'and'/'or', traced rest) of a condition."""
@@ -517,15 +543,39 @@ class _Conditionals:
         for n in outs:
             if n not in reads:
                 reads.append(n)
-        written = set().union(*(a.writes for a in acts))
-        operands = []
+        self._check_outputs(s, branches, outs)
+        return _Plan(outs, self._ordered(self._operands(s, branches, reads)))
+
+    def _operands(self, s, branches, reads: list[str]) -> list[str]:
+        """Traced values the branches read, and names a branch both reads and rebinds (which
+        a closure could not do); other values are read from the enclosing function."""
+        an = self.an
+        defined = an.defined_before(s)
+        rebinds: set[str] = set()
+        for b in branches:
+            act = an.activity.of_block(b)
+            rebinds |= act.reads & act.writes
+        out = []
         for n in reads:
             if n not in defined:
                 continue
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
-            if v.traced or n in written:
-                operands.append(n)
-        return _Plan(outs, self._ordered(operands))
+            if v.traced or n in rebinds:
+                out.append(n)
+        return out
+
+    def _check_outputs(self, s, branches, outs: list[str]) -> None:
+        for n in outs:
+            for b in branches:
+                what = _python_object(self, self._final_expr(b, n), b, n)
+                if what:
+                    raise _Refused(
+                        "AJ916",
+                        s,
+                        f"`{n}` is {what} on one path of `if {self._src(s.test)}:`; a traced "
+                        f"condition can only choose between arrays: choose with a static "
+                        f"condition, or compute both results and select them",
+                    )
 
     def _ordered(self, names_: list[str]) -> list[str]:
         """The function's parameters first, in signature order, then the rest as they appear."""
@@ -843,66 +893,95 @@ class _Conditionals:
         for n in _names_in_order(s.body + s.orelse, store=False):
             if n not in reads:
                 reads.append(n)
-        written = an.activity.of_block(s.body + s.orelse).writes
-        ops = []
-        for n in reads:
-            if n not in defined:
-                continue
-            v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
-            if v.traced or n in written:
-                ops.append(n)
-        return _Plan([], self._ordered(ops))
+        del defined
+        for r in _walk(s.body + s.orelse):
+            if isinstance(r, gast.Return):
+                what = _python_object(self, r.value, None, None)
+                if what:
+                    raise _Refused(
+                        "AJ916",
+                        r,
+                        f"this path returns {what} under the traced condition "
+                        f"`{self._src(s.test)}`; a traced condition can only choose between "
+                        f"arrays",
+                    )
+        return _Plan([], self._ordered(self._operands(s, [s.body, s.orelse], reads)))
 
     def _promote_returns(self, s, fns, names_, ops) -> None:
+        """Returned values of different types (a Python number against an array) are promoted
+        as eager arithmetic would; a tuple of results is promoted element by element."""
         rets = [[r for r in _walk(b) if isinstance(r, gast.Return)] for b in (s.body, s.orelse)]
-        kinds = []
-        for side in rets:
-            ks = []
-            for r in side:
-                v = self.value(r.value, r) if r.value is not None else Value(Kind.STATIC)
-                ks.append(v)
-            kinds.append(ks)
+        if any(r.value is None for side in rets for r in side):
+            return
+        arities = {
+            len(r.value.elts) if isinstance(r.value, gast.Tuple) else None
+            for side in rets
+            for r in side
+        }
+        if len(arities) != 1:
+            return
+        arity = arities.pop()
+        slots = range(arity) if arity is not None else [None]
+
+        def get(r, k):
+            return r.value if k is None else r.value.elts[k]
+
+        def put(r, k, new):
+            if k is None:
+                r.value = new
+            else:
+                r.value.elts[k] = new
+
         jnp, jax = self.jnp, self.jax
         args = ", ".join(ops)
-        for i in range(2):
-            j = 1 - i
-            if not any(v.kind in (Kind.TRACED, Kind.UNKNOWN) for v in kinds[j]):
-                continue
-            for r, v in zip(rets[i], kinds[i], strict=True):
-                if r.value is None or not v.static or isinstance(r.value, gast.Tuple):
+        for k in slots:
+            kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
+            for i in range(2):
+                j = 1 - i
+                if not any(v.kind in (Kind.TRACED, Kind.UNKNOWN) for v in kinds[j]):
                     continue
-                if v.dtype == "bool":
-                    continue
-                if not (isinstance(r.value, gast.Constant) or v.dtype in ("int", "float", "bool")):
-                    continue
-                lit = r.value
-                if isinstance(lit, gast.Constant) and isinstance(lit.value, float):
-                    for r2, v2 in zip(rets[j], kinds[j], strict=True):
-                        if r2.value is not None and v2.dtype != "float" and not v2.static:
-                            tmp = r2.value
-                            if isinstance(tmp, gast.Name):
-                                r2.value = replace_expr(
-                                    f"{jnp}.asarray(N, {jnp}.result_type(N, L))",
-                                    N=tmp,
-                                    L=gast.Constant(value=lit.value, kind=None),
-                                )
-                            else:
-                                # name the result once rather than computing it twice
-                                res = self.ctx.fresh("result")
-                                blk = _block_of(fns[j].body, r2)
-                                assign = replace("R = E", R=res, E=tmp)
-                                blk.insert(next(k for k, x in enumerate(blk) if x is r2), assign[0])
-                                r2.value = replace_expr(
-                                    f"{jnp}.asarray(R, {jnp}.result_type(R, L))",
-                                    R=res,
-                                    L=gast.Constant(value=lit.value, kind=None),
-                                )
-                r.value = replace_expr(
-                    f"{jnp}.asarray(V, {jnp}.result_type({jax}.eval_shape({names_[j]}"
-                    f"{', ' if args else ''}{args}).dtype, V2))",
-                    V=lit,
-                    V2=copy_expr(lit),
-                )
+                for r, v in zip(rets[i], kinds[i], strict=True):
+                    lit = get(r, k)
+                    if not v.static or v.dtype == "bool":
+                        continue
+                    if not (isinstance(lit, gast.Constant) or v.dtype in ("int", "float")):
+                        continue
+                    if isinstance(lit, gast.Constant) and isinstance(lit.value, float):
+                        for r2, v2 in zip(rets[j], kinds[j], strict=True):
+                            if v2.dtype != "float" and not v2.static:
+                                self._upcast(fns[j], r2, k, lit.value, get, put)
+                    index = f"[{k}]" if k is not None else ""
+                    put(
+                        r,
+                        k,
+                        replace_expr(
+                            f"{jnp}.asarray(V, {jnp}.result_type({jax}.eval_shape({names_[j]}"
+                            f"{', ' if args else ''}{args}){index}.dtype, V2))",
+                            V=lit,
+                            V2=copy_expr(lit),
+                        ),
+                    )
+
+    def _upcast(self, fn, r2, k, lit: float, get, put) -> None:
+        """`return e` -> `return jnp.asarray(e, jnp.result_type(e, lit))`, naming e once."""
+        jnp = self.jnp
+        e = get(r2, k)
+        if not isinstance(e, gast.Name):
+            res = self.ctx.fresh("result")
+            blk = _block_of(fn.body, r2)
+            assign = replace("R = E", R=res, E=e)
+            blk.insert(next(i for i, x in enumerate(blk) if x is r2), assign[0])
+            e = name(res)
+        put(
+            r2,
+            k,
+            replace_expr(
+                f"{jnp}.asarray(N, {jnp}.result_type(N2, L))",
+                N=e,
+                N2=copy_expr(e),
+                L=gast.Constant(value=lit, kind=None),
+            ),
+        )
 
     # -- switch ----------------------------------------------------------------------------
     def _switch(self, s, block, chain) -> bool:
@@ -1258,4 +1337,33 @@ def _block_of(stmts: list, target) -> list:
                 found = _block_of(sub, target)
                 if found is not None:
                     return found
+    return None
+
+
+def _python_object(conv, expr, block, n) -> str | None:
+    """A description of ``expr`` when it is surely not an array (a function, a string)."""
+    if block is not None and expr is None and n is not None:
+        for st in reversed(block):
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)) and st.name == n:
+                return "a function"
+            if isinstance(st, gast.ClassDef) and st.name == n:
+                return "a class"
+        return None
+    if expr is None:
+        return None
+    if isinstance(expr, gast.Lambda):
+        return "a function"
+    if isinstance(expr, gast.Constant) and isinstance(expr.value, (str, bytes)):
+        return "a string"
+    if isinstance(expr, gast.Constant) and expr.value is None:
+        return "None"
+    if isinstance(expr, gast.JoinedStr):
+        return "a string"
+    if isinstance(expr, (gast.Name, gast.Attribute)):
+        dotted = dotted_name(expr)
+        qual = conv.ctx.scope.qualified(dotted) if dotted else None
+        if qual and "." in qual and dotted not in conv.an.values.locals:
+            return f"the function `{dotted}`"
+        if isinstance(expr, gast.Name) and expr.id in conv.ctx.scope.functions:
+            return f"the function `{expr.id}`"
     return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import gast
 
 from .analysis import FunctionAnalysis, dotted_name
-from .analysis.statics import infer_static_params, static_param_index
+from .analysis.statics import infer_static_params, recompile_warnings, static_param_index
 from .converters import array_updates, conditionals, loops
 from .converters.base import Context, Names, Options, walk_statements
 from .model import Conversion, FunctionConversion, Location, StaticArgument
@@ -209,6 +209,8 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
                 r.reason,
             )
         )
+    if options.enabled("AJ402"):
+        result.changes.extend(recompile_warnings(fn, result.static_arguments, src, filename))
 
     # Each converter sees the tree as the previous ones left it, with analyses computed afresh
     # once for that pass and shared by everything in it. Nested functions (user's or generated)

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import gast
 
-from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
+from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES, STATIC_PARAMETERS
 from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
 from ..source import SourceText
@@ -89,9 +89,9 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
     for node in gast.walk(fn):
         if isinstance(node, gast.Call):
             _visit_call(node, scope, mark, memo, stack + (fn.name,))
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+        elif isinstance(node, gast.Subscript):  # a read x[:n], or an update y[:k] = v
             for part in _slice_bounds(node.slice):
-                mark(part, "it is a slice bound, which sets the size of the result")
+                mark(part, "it is a slice bound, which sets the size of the slice")
 
     for p, why, at in _flags_and_non_arrays(fn, params, parents, scope):
         if p not in arrays:
@@ -112,20 +112,23 @@ def _visit_call(node: gast.Call, scope: ModuleScope, mark, memo: dict, stack: tu
     fname = dotted_name(node.func)
     qual = scope.qualified(fname) if fname else None
     method = node.func.attr if isinstance(node.func, gast.Attribute) else None
-    spec = SHAPE_ARGUMENTS.get(qual) if qual else None
-    label = qual
-    if spec is None and method and qual is None:
-        spec = SHAPE_ARGUMENTS.get(f"<method>.{method}")
+    key = qual if qual in STATIC_PARAMETERS else None
+    label = f"`{fname}()`"
+    if key is None and method and qual is None and f"<method>.{method}" in STATIC_PARAMETERS:
+        key = f"<method>.{method}"
         label = f"`.{method}()`"
-    if spec is not None:
-        positions, keywords = spec
+    if key is not None:
+        table = STATIC_PARAMETERS[key]
+        by_position = {pos: p for p, pos in table.items() if pos is not None and p != "*"}
         for i, a in enumerate(node.args):
             if isinstance(a, gast.Starred):
                 break
-            if positions == "*" or i in positions:
-                mark(a, f"it is a shape, size, axis or option of {label}")
+            if "*" in table:
+                mark(a, f"it is the shape given to {label}")
+            elif i in by_position:
+                mark(a, f"it is the `{by_position[i]}` of {label}")
         for kw in node.keywords:
-            if kw.arg in keywords:
+            if kw.arg in table:
                 mark(kw.value, f"it is the `{kw.arg}` of {label}")
         return
     # a helper function of the same module: its static parameters make the arguments static

@@ -156,15 +156,17 @@ class _Conditionals:
         if not self.ctx.allowed("AJ107", self.ctx.fn):
             return False
         del an
-        changed = lift_returns(self.ctx.fn.body, traced_if_with_return, fail)
+        lifted: list = []
+        changed = lift_returns(self.ctx.fn.body, traced_if_with_return, fail, lifted)
         if changed:
+            for s in lifted or [self.ctx.fn]:
+                self.ctx.change(
+                    "AJ107",
+                    s,
+                    "`return` under a traced condition: the code after this `if` moved into "
+                    "the path that does not return, so each branch ends in its own `return`",
+                )
             refresh_changed_ifs(self.ctx.fn.body)
-            self.ctx.change(
-                "AJ107",
-                self.ctx.fn,
-                "`return` under a traced condition: the code after it moved into the path "
-                "that does not return, so the function has one exit per branch",
-            )
         return changed
 
     # -- test classification -----------------------------------------------------------------

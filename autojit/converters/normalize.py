@@ -54,28 +54,25 @@ def always_returns(stmts: list) -> bool:
     return False
 
 
-def _open_ends(stmts: list) -> int:
-    """How many paths fall off the end of the block (counting through trailing ifs)."""
-    if not stmts:
-        return 1
-    last = stmts[-1]
-    if isinstance(last, _TERMINATORS):
-        return 0
-    if isinstance(last, gast.If) and has_return([last]):
-        return _open_ends(last.body) + _open_ends(last.orelse)
-    return 1
-
-
-def _append_rest(stmts: list, rest: list, copy: bool) -> None:
-    """Append ``rest`` at every open end of ``stmts`` (a copy where ``copy``)."""
+def _open_blocks(stmts: list, out: list) -> None:
+    """The blocks whose end is an open end of ``stmts``, in source order."""
     if stmts and isinstance(stmts[-1], _TERMINATORS):
         return
     if stmts and isinstance(stmts[-1], gast.If) and has_return([stmts[-1]]):
-        last = stmts[-1]
-        _append_rest(last.body, rest, copy)
-        _append_rest(last.orelse, rest, copy)
+        _open_blocks(stmts[-1].body, out)
+        _open_blocks(stmts[-1].orelse, out)
         return
-    stmts.extend(_copy_stmt(s) for s in rest) if copy else stmts.extend(rest)
+    out.append(stmts)
+
+
+def _append_rest(blocks: list[list], rest: list) -> None:
+    """Append ``rest`` at each open end: the original statements at the last one (so their
+    text and comments stay), generated copies at the others."""
+    for i, blk in enumerate(blocks):
+        if i == len(blocks) - 1:
+            blk.extend(rest)
+        else:
+            blk.extend(_copy_stmt(s) for s in rest)
 
 
 def _copy_stmt(s):
@@ -93,7 +90,10 @@ def _copy_stmt(s):
 
 
 def lift_returns(
-    body: list, needs: Callable[[gast.If], bool], fail: Callable[[gast.AST, str], None]
+    body: list,
+    needs: Callable[[gast.If], bool],
+    fail: Callable[[gast.AST, str], None],
+    lifted: list | None = None,
 ) -> bool:
     """Move the statements after each ``if`` that ``needs`` lifting into its open paths.
 
@@ -105,24 +105,22 @@ def lift_returns(
     while i < len(body):
         s = body[i]
         if isinstance(s, gast.If) and needs(s):
-            changed |= lift_returns(s.body, needs, fail)
-            changed |= lift_returns(s.orelse, needs, fail)
+            changed |= lift_returns(s.body, needs, fail, lifted)
+            changed |= lift_returns(s.orelse, needs, fail, lifted)
             rest = body[i + 1 :]
+            if rest and lifted is not None:
+                lifted.append(s)
             if rest:
-                ends = _open_ends(s.body) + _open_ends(s.orelse)
-                if ends == 0:
+                blocks: list[list] = []
+                _open_blocks(s.body, blocks)
+                _open_blocks(s.orelse, blocks)
+                if not blocks:
                     # unreachable code after an if that returns on every path
                     del body[i + 1 :]
                     changed = True
-                elif ends == 1:
-                    _append_rest(s.body, rest, False)
-                    _append_rest(s.orelse, rest, False)
+                elif len(blocks) == 1 or (len(rest) == 1 and isinstance(rest[0], gast.Return)):
                     del body[i + 1 :]
-                    changed = True
-                elif len(rest) == 1 and isinstance(rest[0], gast.Return):
-                    _append_rest(s.body, rest, True)
-                    _append_rest(s.orelse, rest, True)
-                    del body[i + 1 :]
+                    _append_rest(blocks, rest)
                     changed = True
                 else:
                     fail(
@@ -133,8 +131,8 @@ def lift_returns(
                     )
                     return changed
         elif isinstance(s, gast.If):
-            changed |= lift_returns(s.body, needs, fail)
-            changed |= lift_returns(s.orelse, needs, fail)
+            changed |= lift_returns(s.body, needs, fail, lifted)
+            changed |= lift_returns(s.orelse, needs, fail, lifted)
         i += 1
     return changed
 
@@ -154,4 +152,8 @@ def refresh_changed_ifs(body: list) -> None:
                 != [id(x) for x in getattr(s, "_aj_orig_orelse", s.orelse)]
             ):
                 new = gast.If(test=s.test, body=s.body, orelse=s.orelse)
+                # keep the place for messages (the node itself is new, so it is re-rendered)
+                for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                    if hasattr(s, attr):
+                        setattr(new, attr, getattr(s, attr))
                 replace_statements(body, [s], [new])

@@ -1074,14 +1074,27 @@ class _ExprRewriter(gast.NodeTransformer):
             return replace_expr(f"{c.jnp}.where(P, A, B)", P=pred, A=a, B=b)
         va, vb = c.value(a, self.stmt), c.value(b, self.stmt)
         jnp = c.jnp
-        if isinstance(b, gast.Constant) and va.kind is not Kind.STATIC and vb.static:
-            b = replace_expr(
-                f"{jnp}.asarray(B, {jnp}.result_type(A, B2))", B=b, A=copy_expr(a), B2=copy_expr(b)
+        # a Python number on one side: both sides get the type eager promotion gives
+        for lit_first in (False, True):
+            lit, other = (a, b) if lit_first else (b, a)
+            vl, vo = (va, vb) if lit_first else (vb, va)
+            if not (
+                isinstance(lit, gast.Constant)
+                and type(lit.value) in (int, float)
+                and vo.kind is not Kind.STATIC
+            ):
+                continue
+            common = f"{jnp}.result_type(O, L)"
+            new_lit = replace_expr(
+                f"{jnp}.asarray(L2, {common})", L2=lit, O=copy_expr(other), L=copy_expr(lit)
             )
-        elif isinstance(a, gast.Constant) and vb.kind is not Kind.STATIC and va.static:
-            a = replace_expr(
-                f"{jnp}.asarray(A, {jnp}.result_type(B, A2))", A=a, B=copy_expr(b), A2=copy_expr(a)
-            )
+            new_other = other
+            if isinstance(lit.value, float) and vo.dtype != "float":
+                new_other = replace_expr(
+                    f"{jnp}.asarray(O2, {common})", O2=other, O=copy_expr(other), L=copy_expr(lit)
+                )
+            a, b = (new_lit, new_other) if lit_first else (new_other, new_lit)
+            break
         c.ctx.change(
             "AJ104",
             node,

@@ -787,3 +787,19 @@ def f(x, t):
     )
     x = np.array([1.0, 2.0, 5.0, 1.0], F32)
     check_paths(text, "f", calls((x, F32(3)), (x, F32(9)), (x, F32(0))))
+
+
+def test_mixed_condition_returning_with_literal():
+    text = HEADER + """\
+def f(x):
+    if x.ndim == 2 and x.sum() > 0:
+        return x[:, 0].sum()
+    return 0.0
+"""
+    c = check_paths(
+        text,
+        "f",
+        calls((np.ones((2, 2), F32),), (-np.ones((2, 2), F32),), (np.ones(3, F32),)),
+        expect=["AJ101", "AJ107"],
+    )
+    assert "if x.ndim == 2:" in c.text

@@ -877,9 +877,23 @@ class _Conditionals:
         ops = plan.operands
         then_fn = self._branch_fn(then_name, ops, s.body, None)
         else_fn = self._branch_fn(else_name, ops, s.orelse, None)
+        direct_src, direct_copy, before = None, None, None
+        if prefix is not None:
+            from .normalize import _copy_stmt
+
+            direct_src = s.body if op == "or" else s.orelse
+            before = [gast.dump(x) for x in direct_src]
+            direct_copy = [_copy_stmt(x) for x in direct_src]
         self._promote_returns(s, [then_fn, else_fn], [then_name, else_name], ops)
+        direct_body = None
+        if direct_src is not None and [gast.dump(x) for x in direct_src] != before:
+            # the promotion traces the other branch: the path that skips lax.cond runs the
+            # branch as written instead
+            direct_body = direct_copy
         stmts = [then_fn, else_fn]
-        stmts += self._dispatch(s, [], then_name, else_name, ops, pred, prefix, op, True)
+        stmts += self._dispatch(
+            s, [], then_name, else_name, ops, pred, prefix, op, True, direct_body
+        )
         replace_statements(block, [s], stmts)
         self.ctx.change(
             "AJ101",

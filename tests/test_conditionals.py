@@ -638,9 +638,9 @@ def f(x, lo, hi):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    x=st.floats(-10, 10, width=32),
-    lo=st.floats(-5, 0, width=32),
-    hi=st.floats(0, 5, width=32),
+    x=st.floats(-10, 10, width=32, allow_subnormal=False),
+    lo=st.floats(-5, 0, width=32, allow_subnormal=False),
+    hi=st.floats(0, 5, width=32, allow_subnormal=False),
 )
 def test_piecewise_hypothesis(x, lo, hi):
     _piecewise_check((F32(x), F32(lo), F32(hi)))
@@ -790,12 +790,15 @@ def f(x, t):
 
 
 def test_mixed_condition_returning_with_literal():
-    text = HEADER + """\
+    text = (
+        HEADER
+        + """\
 def f(x):
     if x.ndim == 2 and x.sum() > 0:
         return x[:, 0].sum()
     return 0.0
 """
+    )
     c = check_paths(
         text,
         "f",
@@ -803,3 +806,33 @@ def f(x):
         expect=["AJ101", "AJ107"],
     )
     assert "if x.ndim == 2:" in c.text
+
+
+BOOLOPS = (
+    HEADER
+    + """\
+def f(x, d, lo, hi):
+    return (x or d), (x and d), (not x), (lo < x < hi), (x > lo or d > hi)
+"""
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    x=st.sampled_from([0.0, -0.0, 1.5, -2.0]) | st.floats(-5, 5, width=32, allow_subnormal=False),
+    d=st.sampled_from([0.0, 3.0]) | st.floats(-5, 5, width=32, allow_subnormal=False),
+    lo=st.floats(-5, 0, width=32, allow_subnormal=False),
+    hi=st.floats(0, 5, width=32, allow_subnormal=False),
+)
+def test_boolean_operators_hypothesis(x, d, lo, hi):
+    if "b" not in _conv_cache:
+        c = convert(BOOLOPS)
+        assert "AJ105" in {ch.code for ch in c.changes}
+        _conv_cache["b"] = (load(BOOLOPS)["f"], jax.jit(load(c.text)["f"]))
+    orig, jitted = _conv_cache["b"]
+    args = (F32(x), F32(d), F32(lo), F32(hi))
+    expected = orig(*args)
+    got = jitted(*args)
+    for e, g in zip(expected, got, strict=True):
+        assert np.asarray(e).dtype == np.asarray(g).dtype or np.asarray(e).dtype == np.bool_
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))

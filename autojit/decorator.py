@@ -659,13 +659,15 @@ def _header(fn: types.FunctionType) -> str:
                 if not all(p.isidentifier() for p in mod.split(".")):
                     continue
                 lines.append(f"import {mod}\n" if mod == name else f"import {mod} as {name}\n")
-        # The names the rewrites use for jax, jax.numpy and jax.lax, where the module lacks
-        # them (the converted code gets them from autojit, never from the module): the
-        # analysis then knows what the generated code calls, e.g. that `jnp.result_type(i)`
-        # is static.
-        for name, mod in _FALLBACK_MODULES.items():
-            if name not in g and not hasattr(builtins, name):
-                lines.append(f"import {mod} as {name}\n" if name != mod else f"import {mod}\n")
+        # The names the rewrites use for jax and jax.numpy, where the module lacks them (the
+        # converted code gets them from autojit, never from the module): the analysis then
+        # knows what the generated code calls, e.g. that `jnp.result_type(i)` is static.
+        # The same names as the CLI would add imports for, so the text is the CLI's.
+        found = {line.split()[1] for line in lines}
+        if "jax" not in found and "jax" not in g:
+            lines.append("import jax\n")
+            if "jax.numpy" not in found and "jnp" not in g:
+                lines.append("import jax.numpy as jnp\n")
         imports = "".join(lines)
         _header_cache[id(g)] = (len(g), imports, g)
     extra = []

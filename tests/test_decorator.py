@@ -624,3 +624,44 @@ def test_traced_if_in_helper():
     for x in (f32(1.0, 2.0), f32(-3.0, 1.0)):
         want = if_helper(x.copy()) + np.float32(1.0)
         same(calls_if_helper(x), want)
+
+
+# --------------------------------------------------------------------------------------------
+# loops (converted by the AJ2xx rules once they exist)
+
+
+@autojit.convert
+def doubling(x):
+    while x.sum() < 100.0:
+        x = x * 2.0
+    return x
+
+
+@autojit.convert
+def running_sum(x, n):
+    for i in range(1, n):
+        x[i] += x[i - 1]
+    return x
+
+
+def test_traced_while_loop():
+    if not any(c.code.startswith("AJ2") for c in doubling.changes):
+        pytest.skip("loop rewrites (AJ2xx) are not there yet")
+    for x in (f32(1.0, 2.0), f32(60.0, 50.0)):
+        same(doubling(x), eager(doubling, x))
+
+
+def test_loop_with_item_updates():
+    x = f32(1.0, 2.0, 3.0, 4.0)
+    for n in (1, 3, 4):
+        same(running_sum(x, n), eager(running_sum, x, n))
+
+
+def test_source_is_what_the_cli_writes():
+    with open(HERE) as f:
+        text = f.read()
+    for fn in (doubling, running_sum, item_updates, mask_update):
+        name = fn.__name__
+        cli = autojit.convert_source(text, HERE, only=[name]).function(name).new_text
+        cli = "".join(line for line in cli.splitlines(True) if "@autojit.convert" not in line)
+        assert fn.source == cli

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
+import threading
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
@@ -36,6 +38,9 @@ from .editor import (
     path_to_uri,
     uri_to_path,
 )
+
+if TYPE_CHECKING:
+    from .model import Conversion
 
 # JSON-RPC / LSP error codes
 PARSE_ERROR = -32700
@@ -94,6 +99,9 @@ class Document:
     uri: str
     text: str
     version: int | None = None
+    # the last whole-file conversion, with the (text, select, ignore) it was made from
+    conversion: Any = None
+    conversion_key: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
 
 
 class ResponseError(Exception):
@@ -115,21 +123,50 @@ class Server:
         self.options: dict[str, Any] = {}
         self.root: str | None = None
         self._config_errors: set[str] = set()
+        self._superseded = False
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> int:
-        """Serve until ``exit`` (or end of input); the process exit code."""
+        """Serve until ``exit`` (or end of input); the process exit code.
+
+        A thread reads messages as they come; the loop handles them in order, and a document
+        change that a later queued change of the same document supersedes is applied without
+        checking it (fast typing does not queue up a check per keystroke)."""
+        inbox: queue.Queue[dict[str, Any] | ProtocolError | None] = queue.Queue()
+        threading.Thread(target=self._read_all, args=(inbox,), daemon=True).start()
+        while True:
+            batch = [inbox.get()]
+            while True:
+                try:
+                    batch.append(inbox.get_nowait())
+                except queue.Empty:
+                    break
+            for k, item in enumerate(batch):
+                if isinstance(item, ProtocolError):
+                    self.send(
+                        {"jsonrpc": "2.0", "id": None, "error": _error(PARSE_ERROR, str(item))}
+                    )
+                    continue
+                if item is None or item.get("method") == "exit":
+                    return 0 if self.shutdown_requested else 1
+                self._superseded = _superseded(item, batch[k + 1 :])
+                try:
+                    self.handle(item)
+                finally:
+                    self._superseded = False
+
+    def _read_all(self, inbox: queue.Queue[dict[str, Any] | ProtocolError | None]) -> None:
         while True:
             try:
                 message = read_message(self.reader)
             except ProtocolError as exc:
-                self.send({"jsonrpc": "2.0", "id": None, "error": _error(PARSE_ERROR, str(exc))})
+                inbox.put(exc)
                 continue
+            except (OSError, ValueError):  # the stream was closed under us
+                message = None
+            inbox.put(message)
             if message is None:
-                return 0 if self.shutdown_requested else 1
-            if message.get("method") == "exit":
-                return 0 if self.shutdown_requested else 1
-            self.handle(message)
+                return
 
     def send(self, message: dict[str, Any]) -> None:
         write_message(self.writer, message)
@@ -277,18 +314,28 @@ class Server:
                     ignore = codes
         return select, ignore
 
-    def convert(self, doc: Document, only: list[str] | None = None):  # -> Conversion | None
+    def convert(self, doc: Document, only: list[str] | None = None) -> Conversion | None:
+        """The conversion of the document (``None`` if it does not parse); the whole-file one
+        is kept until the text or the settings change."""
         from .pipeline import convert_source
 
         select, ignore = self.settings(doc.uri)
+        key = (doc.text, select, ignore)
+        if only is None and doc.conversion_key == key:
+            return doc.conversion  # type: ignore[no-any-return]
         try:
-            return convert_source(
+            conversion = convert_source(
                 doc.text, uri_to_path(doc.uri), select=select, ignore=ignore, only=only
             )
         except (SyntaxError, ValueError):
-            return None
+            conversion = None
+        if only is None:
+            doc.conversion, doc.conversion_key = conversion, key
+        return conversion
 
     def publish(self, doc: Document) -> None:
+        if self._superseded:
+            return  # a later change of this document is already queued: check that one
         try:
             conversion = self.convert(doc)
             diags = diagnostics(conversion) if conversion is not None else []
@@ -366,6 +413,28 @@ class Server:
     }
 
 
+_DOCUMENT_CHANGES = ("textDocument/didOpen", "textDocument/didChange", "textDocument/didSave")
+
+
+def _superseded(message: dict[str, Any], later: list[Any]) -> bool:
+    """Whether ``message`` changes a document that a message in ``later`` changes or closes."""
+    if message.get("method") not in _DOCUMENT_CHANGES:
+        return False
+    try:
+        uri = message["params"]["textDocument"]["uri"]
+    except (KeyError, TypeError):
+        return False
+    for m in later:
+        if (
+            isinstance(m, dict)
+            and m.get("method") in ("textDocument/didChange", "textDocument/didClose")
+            and isinstance(m.get("params"), dict)
+            and (m["params"].get("textDocument") or {}).get("uri") == uri
+        ):
+            return True
+    return False
+
+
 def _error(code: int, message: str) -> dict[str, Any]:
     return {"code": code, "message": message}
 
@@ -377,7 +446,11 @@ def lsp_command() -> None:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr
     code = Server(sys.stdin.buffer, out).run()
-    sys.exit(code)
+    out.flush()
+    sys.stderr.flush()
+    # not sys.exit: the reader thread may be blocked reading stdin, and interpreter shutdown
+    # would abort on the lock it holds
+    os._exit(code)
 
 
 __all__ = ["Server", "lsp_command", "read_message", "write_message", "path_to_uri"]

@@ -299,3 +299,48 @@ def test_read_message_framing() -> None:
     )
     assert read_message(stream) == {"jsonrpc": "2.0", "method": "x", "params": {"s": "é𝄞"}}
     assert read_message(stream) is None
+
+
+def test_queued_changes_are_checked_once(client: Client, tmp_path: Path) -> None:
+    """Changes sent faster than they are checked: the last version is always published, older
+    ones that a queued change supersedes may be skipped, never published after a newer one."""
+    from autojit.lsp import _superseded
+
+    initialize(client)
+    uri = path_to_uri(str(tmp_path / "m.py"))
+    messages = [
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {"uri": uri, "languageId": "python", "version": 0, "text": BUFFER}
+            },
+        }
+    ]
+    for v in range(1, 8):
+        text = BUFFER + "\n" * v
+        messages.append(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": uri, "version": v},
+                    "contentChanges": [{"text": text}],
+                },
+            }
+        )
+    assert _superseded(messages[0], messages[1:]) and not _superseded(messages[-1], [])
+    other = {**messages[1], "params": {**messages[1]["params"], "textDocument": {"uri": "x"}}}
+    assert not _superseded(messages[0], [other])
+    assert client.proc.stdin is not None
+    buf = io.BytesIO()
+    for m in messages:
+        write_message(buf, {"jsonrpc": "2.0", **m})
+    client.proc.stdin.write(buf.getvalue())  # all at once
+    client.proc.stdin.flush()
+    code_actions(client, uri, 0)  # a round trip: every change before it has been handled
+    versions = [
+        m["params"]["version"]
+        for m in client.seen
+        if m.get("method") == "textDocument/publishDiagnostics"
+    ]
+    assert versions and versions[-1] == 7 and versions == sorted(versions)
+    assert client.close() == 0

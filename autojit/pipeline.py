@@ -15,7 +15,7 @@ import gast
 
 from .analysis import FunctionAnalysis, dotted_name
 from .analysis.statics import infer_static_params, recompile_warnings, static_param_index
-from .converters import array_updates, conditionals, loops
+from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
 from .model import Conversion, FunctionConversion, Location, StaticArgument
 from .render import Renderer, mark_original, splice_block
@@ -28,7 +28,12 @@ _PASSED = re.compile(r"\b" + _TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*
 
 # The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
 Converter = Callable[[Context], None]
-CONVERTERS: list[Converter] = [array_updates.convert, loops.convert, conditionals.convert]
+CONVERTERS: list[Converter] = [
+    masked_reductions.convert,
+    array_updates.convert,
+    loops.convert,
+    conditionals.convert,
+]
 
 
 class ConversionError(Exception):

@@ -1,0 +1,276 @@
+"""AJ403: reductions of a boolean selection -> masked reductions with a static shape.
+
+``x[mask]`` has as many elements as ``mask`` has True values, which jit cannot know
+(``NonConcreteBooleanIndexError``). Reduced right away, the selection is not needed: the
+reduction runs over the whole array with the unselected elements replaced by the reduction's
+identity element.
+
+- ``x[mask].sum()``, ``jnp.sum(x[mask])`` -> ``jnp.where(mask, x, 0).sum()``
+- ``.prod()`` -> identity 1; ``.mean()`` -> ``jnp.where(mask, x, 0).sum() / mask.sum()``
+  (an empty selection gives nan, as NumPy's mean of an empty array does)
+- ``.max()`` / ``.min()`` -> identity ``-jnp.inf`` / ``jnp.inf`` for floats, the dtype's smallest /
+  largest integer for integers. An empty selection, where NumPy raises "zero-size array to
+  reduction operation", gives that identity (a value cannot raise under jit).
+- ``len(x[mask])``, ``x[mask].size`` -> ``jnp.count_nonzero(mask)`` (times the size of the axes
+  the mask does not cover).
+
+Only when the mask is known to be boolean. A mask of another shape than ``x`` selects along x's
+leading axes, as in NumPy: it is broadcast against them.
+
+The functions whose result size depends on the values (``jnp.nonzero``, one-argument
+``jnp.where``, ``jnp.unique``, ``jnp.argwhere``) are refused on traced values unless they pass
+``size=`` (AJ940-AJ943): the refusal names ``size=`` and ``fill_value=``.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..analysis import Kind, dotted_name
+from ..templates import copy_expr, name, replace_expr
+from .base import Context, walk_statements
+
+CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
+
+_REDUCTIONS = ("sum", "prod", "mean", "max", "min")
+_JNP_REDUCTIONS = {
+    "jax.numpy.sum": "sum",
+    "jax.numpy.prod": "prod",
+    "jax.numpy.mean": "mean",
+    "jax.numpy.max": "max",
+    "jax.numpy.min": "min",
+    "jax.numpy.amax": "max",
+    "jax.numpy.amin": "min",
+}
+_SIZED = {
+    "jax.numpy.nonzero": "AJ940",
+    "jax.numpy.flatnonzero": "AJ940",
+    "jax.numpy.where": "AJ941",
+    "jax.numpy.unique": "AJ942",
+    "jax.numpy.argwhere": "AJ943",
+}
+
+
+def convert(ctx: Context) -> None:
+    for s in list(walk_statements(ctx.fn.body)):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        rw = _Rewriter(ctx, s)
+        for fname, value in gast.iter_fields(s):
+            if isinstance(value, gast.expr):
+                setattr(s, fname, rw.visit(value))
+            elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
+                setattr(s, fname, [rw.visit(v) for v in value])
+
+
+class _Rewriter(gast.NodeTransformer):
+    def __init__(self, ctx: Context, stmt) -> None:
+        self.ctx = ctx
+        self.stmt = stmt
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_ListComp(self, node):
+        return node  # names bound by the comprehension are not in the analysis
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "size" and isinstance(node.ctx, gast.Load):
+            sel = self._selection(node.value)
+            if sel is not None:
+                return self._count(node, *sel, self._text(node))
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        # x[mask].sum()
+        if (
+            isinstance(f, gast.Attribute)
+            and f.attr in _REDUCTIONS
+            and not node.args
+            and not node.keywords
+        ):
+            sel = self._selection(f.value)
+            if sel is not None:
+                return self._reduce(node, f.attr, *sel)
+        fname = dotted_name(f) or ""
+        qual = self.ctx.scope.qualified(fname) if fname else None
+        # jnp.sum(x[mask])
+        if qual in _JNP_REDUCTIONS and len(node.args) == 1 and not node.keywords:
+            sel = self._selection(node.args[0])
+            if sel is not None:
+                return self._reduce(node, _JNP_REDUCTIONS[qual], *sel)
+        # len(x[mask])
+        if fname == "len" and qual is None and len(node.args) == 1 and not node.keywords:
+            if "len" not in self.ctx.analysis.values.locals:
+                sel = self._selection(node.args[0])
+                if sel is not None:
+                    return self._count(node, *sel, self._text(node))
+        # functions whose result size depends on the values
+        if qual in _SIZED or (isinstance(f, gast.Attribute) and f.attr == "nonzero" and not qual):
+            self._refuse_sized(node, qual or "nonzero")
+        return node
+
+    # -- matching ---------------------------------------------------------------------------
+    def _selection(self, node):
+        """(x, mask, same_shape) for `x[mask]` with a boolean mask on a traced array x."""
+        if not (isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load)):
+            return None
+        x, mask = node.value, node.slice
+        if not isinstance(x, gast.Name) or isinstance(mask, (gast.Tuple, gast.Slice)):
+            return None
+        an = self.ctx.analysis
+        xv, mv = an.value(x, self.stmt), an.value(mask, self.stmt)
+        if mv.dtype != "bool" or mv.scalar is True:
+            return None
+        if not (xv.traced or mv.traced):
+            return None
+        if xv.kind not in (Kind.TRACED, Kind.NUMPY) and not xv.traced:
+            return None
+        same = (
+            mv.shape_of == x.id
+            or (mv.shape_of is not None and mv.shape_of == xv.shape_of)
+            or (isinstance(mask, gast.Name) and mask.id == x.id)
+        )
+        return x, mask, same
+
+    def _allowed(self, code: str, node) -> bool:
+        return self.ctx.allowed(code, self.stmt) and self.ctx.allowed(code, node)
+
+    def _text(self, node) -> str:
+        if getattr(node, "lineno", None) is None:
+            return "x[mask]"
+        return self.ctx.source.original(node)
+
+    # -- rewrites ---------------------------------------------------------------------------
+    def _mask_for(self, x, mask, same: bool):
+        """The mask broadcast against x: NumPy's `x[mask]` selects along x's leading axes."""
+        if same:
+            return mask
+        return replace_expr(
+            "MASK.reshape(MASK.shape + (1,) * (ARR.ndim - MASK.ndim))", MASK=mask, ARR=x.id
+        )
+
+    def _reduce(self, node, op: str, x, mask, same: bool):
+        if not self._allowed("AJ403", node):
+            return node
+        jnp = self.ctx.names.jnp
+        before = self._text(node)
+        m = self._mask_for(x, mask, same)
+        if op in ("sum", "prod"):
+            ident = "0" if op == "sum" else "1"
+            new = replace_expr(f"{jnp}.where(MASK, ARR, {ident}).{op}()", MASK=m, ARR=x)
+            what = f"identity {ident}"
+        elif op == "mean":
+            if same:
+                new = replace_expr(
+                    f"{jnp}.where(MASK, ARR, 0).sum() / COUNT.sum()",
+                    MASK=m,
+                    ARR=x,
+                    COUNT=copy_expr(mask),
+                )
+            else:
+                # the mask covers x's leading axes: each True selects the trailing elements
+                new = replace_expr(
+                    f"{jnp}.where(MASK, ARR, 0).sum() / ({jnp}.count_nonzero(COUNT) "
+                    f"* (ARR.size // COUNT.size))",
+                    MASK=m,
+                    ARR=x,
+                    COUNT=copy_expr(mask),
+                )
+            what = "the masked sum divided by the number of selected elements (nan if none)"
+        else:
+            xv = self.ctx.analysis.value(x, self.stmt)
+            sign = "-" if op == "max" else ""
+            bound = "min" if op == "max" else "max"
+            if xv.dtype == "float":
+                ident = f"{sign}{jnp}.inf"
+            elif xv.dtype == "int":
+                ident = f"{jnp}.iinfo(ARR.dtype).{bound}"
+            else:
+                ident = (
+                    f"({sign}{jnp}.inf if {jnp}.issubdtype(ARR.dtype, {jnp}.inexact) "
+                    f"else {jnp}.iinfo(ARR.dtype).{bound})"
+                )
+            new = replace_expr(f"{jnp}.where(MASK, ARR, {ident}).{op}()", MASK=m, ARR=x)
+            what = (
+                f"identity {sign}inf for floats, the dtype's {bound} for integers; an empty "
+                f"selection gives that identity where NumPy raises"
+            )
+        self.ctx.change(
+            "AJ403",
+            node,
+            f"`{before}` -> masked {op} with `{jnp}.where` ({what}): a boolean selection has a "
+            f"data-dependent size, which jit cannot trace",
+        )
+        return new
+
+    def _count(self, node, x, mask, same: bool, before: str):
+        if not self._allowed("AJ403", node):
+            return node
+        jnp = self.ctx.names.jnp
+        if same:
+            new = replace_expr(f"{jnp}.count_nonzero(MASK)", MASK=mask)
+        elif isinstance(node, gast.Call):  # len(): the selected rows
+            new = replace_expr(f"{jnp}.count_nonzero(MASK)", MASK=mask)
+        else:
+            new = replace_expr(
+                f"{jnp}.count_nonzero(MASK) * (ARR.size // MASK2.size)",
+                MASK=mask,
+                ARR=name(x.id),
+                MASK2=copy_expr(mask),
+            )
+        self.ctx.change(
+            "AJ403",
+            node,
+            f"`{before}` -> `{jnp}.count_nonzero(mask)`: a boolean selection has a "
+            f"data-dependent size, which jit cannot trace",
+        )
+        return new
+
+    # -- refusals ---------------------------------------------------------------------------
+    def _refuse_sized(self, node, qual: str) -> None:
+        if any(kw.arg == "size" for kw in node.keywords):
+            return
+        short = qual.rsplit(".", 1)[-1]
+        jnp = self.ctx.names.jnp
+        if short == "where":
+            if len(node.args) != 1:
+                return
+            subject = node.args[0]
+        elif isinstance(node.func, gast.Attribute) and not self.ctx.scope.qualified(
+            dotted_name(node.func) or ""
+        ):
+            subject = node.func.value  # x.nonzero()
+        elif node.args:
+            subject = node.args[0]
+        else:
+            return
+        if not self.ctx.analysis.value(subject, self.stmt).traced:
+            return
+        code = _SIZED.get(qual, "AJ940")
+        call = self._text(node)
+        if short == "unique":
+            hint = (
+                f"`{jnp}.unique(..., size=N, fill_value=v)` returns exactly N values, padded "
+                f"with v (by default the smallest value)"
+            )
+        else:
+            hint = (
+                f"`{jnp}.{short}(..., size=N, fill_value=v)` returns exactly N indices, padded "
+                f"with v (by default 0)"
+            )
+        self.ctx.refuse(
+            code,
+            node,
+            f"`{call}` on a traced value returns as many elements as the data holds, which jit "
+            f"cannot know: {hint}; pick N as the most you expect (e.g. the array's size). To "
+            f"reduce over a mask, use `{jnp}.where(mask, x, identity)` instead",
+        )

@@ -498,17 +498,27 @@ class _Record:
             decorator_list=[],
             returns=None,
         )
-        module = ast.Module(body=[factory], type_ignores=[])
         ret = factory.body[1]
         assert isinstance(ret, ast.Return)
-        for node in (factory, *factory.args.args, ret, ret.value):
+        top: ast.stmt = factory
+        prefix = f"{_FACTORY}.<locals>.{_INNER}"
+        owner = _owner_class(fn)
+        if owner is not None:
+            # a method: compiled inside a class of the same name, so that `self.__x` is
+            # mangled as in the original
+            top = ast.ClassDef(name=owner, bases=[], keywords=[], body=[factory], decorator_list=[])
+            prefix = f"{owner}.{prefix}"
+        for node in (top, factory, *factory.args.args, ret, ret.value):
             node.lineno = node.end_lineno = line  # type: ignore[union-attr]
             node.col_offset = node.end_col_offset = 0  # type: ignore[union-attr]
+        module = ast.Module(body=[top], type_ignores=[])
         flags = fn.__code__.co_flags & _FUTURE_FLAGS
         code = compile(module, self.filename, "exec", flags=flags, dont_inherit=True)
+        if owner is not None:
+            code = _const_code(code, owner)
         factory_code = _const_code(code, _FACTORY)
         inner = _const_code(factory_code, _INNER)
-        return _renamed(inner, f"{_FACTORY}.<locals>.{_INNER}", fn.__code__)
+        return _renamed(inner, prefix, fn.__code__)
 
     # -- helpers (at first call) ------------------------------------------------------------
     def resolve(self) -> Callable[..., Any]:
@@ -1024,6 +1034,14 @@ def _param_index(code: types.CodeType, name: str) -> int | None:
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     if name in params:
         return params.index(name)
+    return None
+
+
+def _owner_class(fn: types.FunctionType) -> str | None:
+    """The name of the class ``fn`` was defined in (its private names are mangled with it)."""
+    parts = fn.__qualname__.split(".")
+    if len(parts) >= 2 and parts[-2] != "<locals>" and parts[-2].isidentifier():
+        return parts[-2]
     return None
 
 

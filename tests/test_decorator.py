@@ -218,6 +218,15 @@ class Model:
         return x
 
     @autojit.convert(static_argnums=0)
+    def private(self, x):
+        self.__seen = True
+        x[0] = self.__offset()
+        return x
+
+    def __offset(self):
+        return self.value + 1.0
+
+    @autojit.convert(static_argnums=0)
     def via_super(self, x):
         return super().__hash__() * 0 + x.sum()
 
@@ -229,6 +238,8 @@ def test_methods():
     same(m.put_eager(jnp.asarray(x), 0), f32(14.0, 0.0, 0.0))
     same(Model.static_put(x, 1), f32(0.0, -1.0, 0.0))
     same(m.via_super(f32(1.0, 2.0)), np.float32(3.0))
+    same(m.private(f32(0.0, 2.0)), f32(8.0, 2.0))  # name mangling as in the class
+    assert m._Model__seen
     assert Model.put.__qualname__ == "Model.put"
 
 

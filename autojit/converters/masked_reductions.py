@@ -138,6 +138,7 @@ class _Rewriter(gast.NodeTransformer):
             mv.shape_of == x.id
             or (mv.shape_of is not None and mv.shape_of == xv.shape_of)
             or (isinstance(mask, gast.Name) and mask.id == x.id)
+            or _elementwise_of(mask, x.id)
         )
         return x, mask, same
 
@@ -274,3 +275,16 @@ class _Rewriter(gast.NodeTransformer):
             f"cannot know: {hint}; pick N as the most you expect (e.g. the array's size). To "
             f"reduce over a mask, use `{jnp}.where(mask, x, identity)` instead",
         )
+
+
+def _elementwise_of(mask, x: str) -> bool:
+    """`x < t`, `(x > a) & (x < b)`, `~(x == 0)`: a comparison with x itself as an operand. Its
+    shape is x's broadcast with the other operands; NumPy's `x[mask]` needs it to be x's, so a
+    valid selection has exactly x's shape."""
+    if isinstance(mask, gast.Compare):
+        return any(isinstance(o, gast.Name) and o.id == x for o in [mask.left, *mask.comparators])
+    if isinstance(mask, gast.BinOp) and isinstance(mask.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+        return _elementwise_of(mask.left, x) or _elementwise_of(mask.right, x)
+    if isinstance(mask, gast.UnaryOp) and isinstance(mask.op, gast.Invert):
+        return _elementwise_of(mask.operand, x)
+    return False

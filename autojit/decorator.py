@@ -528,13 +528,18 @@ class _Record:
         self.resolving = True
         try:
             helpers: dict[str, types.CellType] = {}
+            attributes: dict[int, str] = {}
             if self.recursive:
-                for name, value in self._callees():
+                for name, value, nodes in self._callees():
                     helper = _helper_record(value)
                     if helper is None:
                         continue
                     if helper.resolving or helper.resolve() is not helper.fn:
                         helpers[name] = helper.cell
+                        attributes.update((id(node), name) for node in nodes)
+            if attributes:
+                # `module.helper(...)` reads the converted helper through a name of its own
+                _AttributesToNames(attributes).visit(self._module_tree())
             if helpers:
                 final: Callable[..., Any] = self._compile(helpers)
             elif self.compiled is not None:
@@ -547,23 +552,57 @@ class _Record:
         finally:
             self.resolving = False
 
-    def _callees(self) -> list[tuple[str, types.FunctionType]]:
-        """The user's functions this one may call: globals, and closure variables."""
+    def _callees(self) -> list[tuple[str, types.FunctionType, list[ast.Attribute]]]:
+        """The user's functions this one may call: by global or closure name, and as
+        ``module.function`` of a module of the user's package (with those attribute nodes)."""
         fn = self.fn
         code = self.compiled.__code__ if self.compiled is not None else fn.__code__
-        out = []
+        out: list[tuple[str, types.FunctionType, list[ast.Attribute]]] = []
+        modules = {}
         for name in sorted(_global_names(code)):
             value = fn.__globals__.get(name)
-            if value is not None and _is_user_function(value, fn):
-                out.append((name, value))
+            if value is None:
+                continue
+            if _is_user_function(value, fn):
+                out.append((name, value, []))
+            elif isinstance(value, types.ModuleType) and _is_user_module(value, fn):
+                modules[name] = value
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
             try:
                 value = cell.cell_contents
             except ValueError:  # not assigned yet
                 continue
             if _is_user_function(value, fn):
-                out.append((name, value))
+                out.append((name, value, []))
+        if modules:
+            found: dict[str, tuple[types.FunctionType, list[ast.Attribute]]] = {}
+            for node in ast.walk(self._module_tree()):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in modules
+                ):
+                    value = getattr(modules[node.value.id], node.attr, None)
+                    if value is not None and _is_user_function(value, fn):
+                        alias = f"__autojit_{node.value.id}_{node.attr}"
+                        found.setdefault(alias, (value, []))[1].append(node)
+            out.extend((alias, value, nodes) for alias, (value, nodes) in found.items())
         return out
+
+
+class _AttributesToNames(ast.NodeTransformer):
+    """Replaces the given ``module.helper`` nodes by names."""
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self.names = names
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        name = self.names.get(id(node))
+        if name is None:
+            self.generic_visit(node)
+            return node
+        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
 
 
 # --------------------------------------------------------------------------------------------
@@ -996,6 +1035,17 @@ def _library_dirs() -> tuple[str, ...]:
             dirs.add(os.path.realpath(p) + os.sep)
     dirs.add(os.path.dirname(os.path.realpath(os.__file__)) + os.sep)
     return tuple(sorted(dirs))
+
+
+def _is_user_module(module: types.ModuleType, caller: types.FunctionType) -> bool:
+    name = module.__name__
+    top = name.split(".")[0]
+    if top in _NOT_USER_PACKAGES or top != (caller.__module__ or "").split(".")[0]:
+        return False
+    filename = getattr(module, "__file__", None)
+    if not filename or "site-packages" in filename or "dist-packages" in filename:
+        return False
+    return not os.path.realpath(filename).startswith(_library_dirs())
 
 
 def _is_user_function(value: Any, caller: types.FunctionType) -> bool:

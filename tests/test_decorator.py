@@ -441,11 +441,16 @@ def test_helper_in_another_module_of_the_package(tmp_path, monkeypatch):
                 """,
             "ajpkg/model.py": """\
                 import autojit
+                from ajpkg import util
                 from ajpkg.util import put_one
 
                 @autojit.convert
                 def run(x):
                     return put_one(x, 2) * 3.0
+
+                @autojit.convert
+                def run_attribute(x):
+                    return util.put_one(x, 0) + 1.0
                 """,
         },
     )
@@ -454,6 +459,8 @@ def test_helper_in_another_module_of_the_package(tmp_path, monkeypatch):
         import ajpkg.model
 
         same(ajpkg.model.run(f32(1.0, 1.0, 0.0)), f32(3.0, 3.0, 3.0))
+        same(ajpkg.model.run_attribute(f32(0.0, 1.0, 0.0)), f32(2.0, 2.0, 1.0))
+        assert ajpkg.model.util.put_one.__code__.co_filename.endswith("util.py")
     finally:
         for name in [m for m in sys.modules if m == "ajpkg" or m.startswith("ajpkg.")]:
             del sys.modules[name]

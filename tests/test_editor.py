@@ -509,3 +509,28 @@ def test_check_json_schema_and_ranges(tmp_path: Path) -> None:
     # all the fixes together give the converted file
     whole = convert_source(text, str(path)).text
     assert apply_text_edits(text, list(edits.values())) == whole
+
+
+def test_fix_on_a_decorator_line_and_in_a_nested_function() -> None:
+    text = textwrap.dedent(
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.jit
+        def outer(x):
+            def inner(y):
+                y = jnp.asarray(y)
+                y[0] = 1.0
+                return y
+
+            return inner(x)
+        """
+    )
+    for line in ("5", "9"):  # the decorator; a line of the nested function
+        action = fix("-", "--line", line, input=text)
+        assert action is not None and action["title"] == "Make `outer` jittable (autojit)"
+        new = apply_text_edits(text, action["edit"]["changes"]["untitled:-"])
+        assert new == converted(text, "outer")
+        assert "y = y.at[0].set(1.0)" in new

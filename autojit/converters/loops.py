@@ -434,6 +434,12 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         return node, first, length
 
     index_names: set[str] = set()
+    if not all(
+        isinstance(n, (gast.Name, gast.Tuple, gast.List))
+        for n in gast.walk(loop.target)
+        if not isinstance(n, gast.expr_context)
+    ):
+        return None  # `for obj.attr in ...` / `for x[i] in ...`: not a loop variable
     found = seq(loop.iter)
     if found is None:
         if _body_traced(an, loop):
@@ -1031,10 +1037,20 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         forced[id(loop)] = plan
     elif plan.kind == "fori" and (brk or plan.step is not None):
         # a range that can stop early, or whose step is traced: a while loop over a counter
-        counter = plan.index if plan.index_prelude else ctx.fresh("k")
-        prelude = list(plan.index_prelude)
-        if not prelude:
-            prelude = replace(f"{plan.index} = {counter}")
+        an = ctx.analysis
+        own_index = (
+            not plan.index_prelude
+            and plan.index not in an.activity.of_block(loop.body).writes
+            and plan.index not in an.live_out(loop)
+        )
+        if own_index:
+            # the loop variable is only read in the body: it is the counter itself
+            counter, prelude = plan.index, []
+        else:
+            counter = plan.index if plan.index_prelude else ctx.fresh("k")
+            prelude = list(plan.index_prelude)
+            if not prelude:
+                prelude = replace(f"{plan.index} = {counter}")
         before += plan.hoisted
         before += replace(f"{counter} = {_PH.format('LO')}", **{_PH.format("LO"): plan.lo})
         hi, st = _PH.format("HI"), _PH.format("ST")

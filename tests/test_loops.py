@@ -904,3 +904,18 @@ def test_short_static_range_with_traced_break():
         codes=["AJ205"],
         exact_dtype=False,
     )
+
+
+def test_enumerate_with_start():
+    check(
+        """
+        def f(x):
+            s = jnp.float32(0)
+            for k, v in enumerate(x, 1):
+                s = s + v * k
+            return s
+        """,
+        "f",
+        [(f32(1, 2, 3),), (np.zeros(0, np.float32),)],
+        codes=["AJ204"],
+    )

@@ -406,14 +406,31 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
                 xs = gast.Tuple(elts=[p[0] for p in parts], ctx=gast.Load())
                 first = gast.Tuple(elts=[p[1] for p in parts], ctx=gast.Load())
                 return xs, first, parts[0][2]
-            if fname == "enumerate" and len(node.args) == 1 and "enumerate" not in an.values.locals:
+            if (
+                fname == "enumerate"
+                and len(node.args) in (1, 2)
+                and "enumerate" not in an.values.locals
+            ):
                 inner = seq(node.args[0])
                 if inner is None:
                     return None
                 length = inner[2]
+                n_, s_, xs_ = _PH.format("N"), _PH.format("S"), _PH.format("XS")
+                if len(node.args) == 2:
+                    start = node.args[1]
+                    if not an.value(start, loop).static:
+                        return None
+                    indices = f"{jnp}.arange({s_}, {_PH.format('S2')} + {n_})"
+                else:
+                    start, indices = None, f"{jnp}.arange({n_})"
                 xs = replace_expr(
-                    f"({jnp}.arange({_PH.format('N')}), {_PH.format('XS')})",
-                    **{_PH.format("N"): length, _PH.format("XS"): inner[0]},
+                    f"({indices}, {xs_})",
+                    **{
+                        n_: length,
+                        xs_: inner[0],
+                        s_: start,
+                        _PH.format("S2"): copy_expr(start) if start is not None else None,
+                    },
                 )
                 first = replace_expr(f"(0, {_PH.format('F')})", **{_PH.format("F"): inner[1]})
                 index_names.update(

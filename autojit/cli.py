@@ -839,6 +839,8 @@ def _sarif(results: list[FileResult]) -> dict[str, Any]:
                     }
                 ],
                 "results": out,
+                # columns are 1-based characters (code points), not SARIF's UTF-16 units
+                "columnKind": "unicodeCodePoints",
             }
         ],
     }

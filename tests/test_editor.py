@@ -534,3 +534,22 @@ def test_fix_on_a_decorator_line_and_in_a_nested_function() -> None:
         new = apply_text_edits(text, action["edit"]["changes"]["untitled:-"])
         assert new == converted(text, "outer")
         assert "y = y.at[0].set(1.0)" in new
+
+
+def test_sarif_and_github_columns_count_characters(tmp_path: Path) -> None:
+    """The 1-based formats count characters: `\\tt = 'é𝄞'; ` is 11 of them (12 UTF-16 units),
+    and the SARIF log says so (its default unit would be UTF-16)."""
+    path = tmp_path / "m.py"
+    path.write_bytes(BUFFER.encode())
+    line = line_of(BUFFER, "x[i] = y")
+    r = CliRunner().invoke(main, ["check", "--output-format", "sarif", str(path)])
+    (run,) = json.loads(r.stdout)["runs"]
+    assert run["columnKind"] == "unicodeCodePoints"
+    regions = [
+        res["locations"][0]["physicalLocation"]["region"]
+        for res in run["results"]
+        if res["locations"][0]["physicalLocation"]["region"]["startLine"] == line
+    ]
+    assert [(g["startColumn"], g["endColumn"]) for g in regions] == [(12, 20)]
+    r = CliRunner().invoke(main, ["check", "--output-format", "github", str(path)])
+    assert f"line={line},col=12,endLine={line},endColumn=20," in r.stdout

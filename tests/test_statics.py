@@ -298,3 +298,65 @@ def test_conversion_with_statics_is_idempotent():
     for _, src, _, _ in POSITIVE:
         c = _convert(HEADER + src)
         assert _convert(c.text).text == c.text
+
+
+# -- examples/static_shapes.py: the seeds' create_filled, multinomial_sample, masked examples --
+
+EXAMPLE = autojit.__file__.rsplit("/autojit/", 1)[0] + "/examples/static_shapes.py"
+LOGITS = jnp.log(jnp.array([0.1, 0.2, 0.7]))
+XS = jax.random.normal(KEY, (8,))
+EXAMPLE_CALLS = {
+    "create_filled": [(2.0, 5), (1, 10), (F32(-1.5), 1)],
+    "multinomial_sample": [(KEY, LOGITS, 50), (KEY, LOGITS, 150), (KEY, LOGITS, 1)],
+    "dropout": [(KEY, XS, 0.5), (KEY, XS, 0.25, "train"), (KEY, XS, 0.5, "eval")],
+    "moving_average": [(jnp.arange(10.0), 3), (jnp.arange(10.0), 1), (XS, 8)],
+    "top_rows": [(XS.reshape(4, 2), 2), (XS.reshape(4, 2), 4), (XS.reshape(2, 4), 1)],
+    "positive_stats": [(XS,), (-jnp.abs(XS),), (XS.reshape(2, 4),)],
+    "clipped_peak": [(XS, 1.0), (XS, F32(0.5)), (XS.reshape(4, 2), 2.0)],
+}
+
+
+def _example() -> tuple[str, autojit.Conversion]:
+    with open(EXAMPLE, encoding="utf-8") as fh:
+        text = fh.read()
+    return text, autojit.convert_source(text, EXAMPLE)
+
+
+def test_example_statics_and_rewrites():
+    text, c = _example()
+    got = {f.name: f.static_argnames for f in c.functions}
+    assert got == {
+        "create_filled": ("length",),
+        "multinomial_sample": ("n_samples",),
+        "dropout": ("mode",),
+        "moving_average": ("window",),
+        "top_rows": ("k",),
+        "positive_stats": (),
+        "clipped_peak": (),
+    }
+    assert sum(ch.code == "AJ403" for ch in c.changes) == 5
+    assert not c.refusals
+    assert autojit.convert_source(c.text, EXAMPLE).text == c.text
+
+
+@pytest.mark.parametrize("func", sorted(EXAMPLE_CALLS))
+def test_example_functions_jitted_for_several_static_values(func):
+    text, c = _example()
+    _run_both(c, text, func, EXAMPLE_CALLS[func])
+
+
+def test_example_main_block_fails_before_and_runs_after_add_jit():
+    import contextlib
+    import io
+
+    from autojit.add_jit import add_jit
+
+    text, c = _example()
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(TypeError, match="Shapes must"):
+        exec(compile(text, EXAMPLE, "exec"), {"__name__": "__main__"})
+    new, notes = add_jit(c.text, c)
+    assert "jax.jit(create_filled, static_argnames=('length',))" in new
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(new, EXAMPLE, "exec"), {"__name__": "__main__"})
+    assert len(out.getvalue().strip().splitlines()) >= 9

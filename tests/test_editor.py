@@ -553,3 +553,10 @@ def test_sarif_and_github_columns_count_characters(tmp_path: Path) -> None:
     assert [(g["startColumn"], g["endColumn"]) for g in regions] == [(12, 20)]
     r = CliRunner().invoke(main, ["check", "--output-format", "github", str(path)])
     assert f"line={line},col=12,endLine={line},endColumn=20," in r.stdout
+
+
+def test_fix_rejects_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.py"
+    path.write_bytes("s = 'é'\n".encode("latin-1"))
+    r = CliRunner().invoke(main, ["fix", str(path), "--line", "1"])
+    assert r.exit_code == 2 and f"{path}:1:6: E902 UnicodeDecodeError" in r.stderr

@@ -12,6 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import autojit
 
@@ -919,3 +921,43 @@ def test_enumerate_with_start():
         [(f32(1, 2, 3),), (np.zeros(0, np.float32),)],
         codes=["AJ204"],
     )
+
+
+# -- property: random inputs, every path -----------------------------------------------------
+
+PROPERTY_SRC = """
+def f(x, n, t):
+    s = 0.0
+    count = 0
+    i = 0
+    while i < n:
+        v = x[i % x.shape[0]]
+        i += 1
+        if v < 0:
+            continue
+        if v > t:
+            break
+        s = s + v
+        count += 1
+    best = x[0]
+    for j in range(1, n, 2):
+        best = jnp.maximum(best, x[j % x.shape[0]] * j)
+    return s, count, i, best
+"""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    xs=st.lists(st.floats(-5, 5, width=32), min_size=1, max_size=6),
+    n=st.integers(-1, 8),
+    t=st.floats(-1, 6, width=32),
+)
+def test_property_while_break_continue_and_stepped_range(xs, n, t):
+    conv, orig_ns, conv_ns = _PROPERTY
+    args = (np.asarray(xs, np.float32), np.int32(n), np.float32(t))
+    expected = orig_ns["f"](*copy.deepcopy(args))
+    got = jax.jit(conv_ns["f"])(*args)
+    _same(expected, got, exact_dtype=False)
+
+
+_PROPERTY = _convert(PROPERTY_SRC)

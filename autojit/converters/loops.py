@@ -368,9 +368,16 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
             **{_PH.format("HI"): hi_i, _PH.format("LO"): copy_expr(lo_src)},
         )
     else:
+        # len(range(lo, hi, step)) = (hi - lo + step - sign(step)) // step, clipped at 0 by the
+        # loop itself (fori_loop runs no iteration when its upper bound is below the lower)
         adjust = step_c - 1 if step_c > 0 else step_c + 1
+        lo_c = _const_int(lo_i) if lo_i is not None else None
+        if lo_c is not None:
+            adjust, minus_lo = adjust - lo_c, ""
+        offset = f" + {adjust}" if adjust > 0 else (f" - {-adjust}" if adjust < 0 else "")
+        inner = f"{_PH.format('HI')}{minus_lo}{offset}"
         count_e = replace_expr(
-            f"({_PH.format('HI')}{minus_lo} + {adjust}) // {step_c}",
+            f"({inner}) // {step_c}" if inner != _PH.format("HI") else f"{inner} // {step_c}",
             **{_PH.format("HI"): hi_i, _PH.format("LO"): copy_expr(lo_src)},
         )
     if reverse:

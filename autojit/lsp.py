@@ -51,6 +51,9 @@ INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
 
 FIX_ALL_KIND = "source.fixAll.autojit"
+# a selection over more functions than this gets the quick-fix of the one at its start only
+# (each quick-fix converts the file once)
+MAX_QUICKFIXES = 5
 
 
 class ProtocolError(Exception):
@@ -371,6 +374,8 @@ class Server:
             end = index.offset(params["range"]["end"])
             targets = [s for s in spans if s.start <= end and s.end >= start]
             inner = function_at(spans, start)
+            if len(targets) > MAX_QUICKFIXES:  # a big selection: the fix-all action covers it
+                targets = []
             if inner is not None and inner not in targets:
                 targets.append(inner)
             # the innermost at the cursor first, then the others the selection touches

@@ -165,6 +165,20 @@ def test_lsp_session(client: Client, tmp_path: Path) -> None:
     whole = convert_source(text, "m.py").text
     assert apply_text_edits(text, fix_all["edit"]["changes"][uri]) == whole
     assert code_actions(client, uri, 0) == []  # no function at the cursor
+    r = client.request(  # a selection over the whole file: a quick-fix per function in it
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}},
+            "context": {"diagnostics": []},
+        },
+    )
+    assert [a["title"] for a in r["result"]] == [
+        "Make `put` jittable (autojit)",
+        "Make `branch` jittable (autojit)",
+        "Make `C.m` jittable (autojit)",
+        "Make all functions jittable (autojit)",
+    ]
     assert code_actions(client, uri, line_of(text, "def plain") - 1) == []  # nothing to fix
     only = code_actions(client, uri, line, only=["source.fixAll"])
     assert [a["kind"] for a in only] == ["source.fixAll.autojit"]

@@ -132,6 +132,13 @@ POSITIVE = [
         [(X, jnp.sin), (X, jnp.cos)],
     ),
     (
+        "bool-and-string-defaults",  # Python options: the analyses keep their `if`s Python
+        "def f(x, double=False, unit='m'):\n    y = x * double + x\n"
+        "    return jax.lax.cond(unit == 'm', lambda v: v, lambda v: v * 100.0, y)\n",
+        ("double", "unit"),
+        [(X, True, "m"), (X, False, "cm")],
+    ),
+    (
         "flag-in-conditional-expression",
         "def f(x, normalize=False):\n    return x / jnp.sum(x) if normalize else x\n",
         ("normalize",),

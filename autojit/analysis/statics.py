@@ -63,7 +63,9 @@ def _reads(node) -> set[str]:
 
 def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
     """The parameters of ``fn`` that must be static, each with the node that made it so."""
-    return _infer(fn, scope, {}, ())
+    # helpers' static parameters are inferred once per module (the scope), not once per caller
+    memo = scope.__dict__.setdefault("_aj_static_memo", {})
+    return _infer(fn, scope, memo, ())
 
 
 def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReason]:
@@ -97,10 +99,34 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
         if p not in arrays:
             candidates.setdefault(p, []).append(StaticReason(p, at, why))
 
+    # a string or bool default: a Python option chosen by the caller. The analyses take it as
+    # static (its `if`s stay Python), so jit must too.
+    for p, default in _defaults(args).items():
+        if p in candidates or p in arrays or not isinstance(default, gast.Constant):
+            continue
+        if isinstance(default.value, (bool, str)):
+            kind = "bool" if isinstance(default.value, bool) else "string"
+            why = f"its default is a {kind} ({default.value!r}): a Python option, not an array"
+            candidates[p] = [StaticReason(p, default, why)]
+
     out = []
     for p in params:
         if p in candidates:
             out.append(min(candidates[p], key=lambda r: _position(r.node)))
+    return out
+
+
+def _defaults(args) -> dict:
+    positional = args.posonlyargs + args.args
+    out = {
+        a.id: d
+        for a, d in zip(
+            positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
+        )
+    }
+    out.update(
+        {a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
+    )
     return out
 
 
@@ -478,28 +504,42 @@ def recompile_warnings(
 
 def _call_sites(tree: ast.Module, name: str) -> list[tuple[ast.Call, list[ast.AST]]]:
     """Calls of ``name`` (also as ``jax.jit(name)(...)`` and through ``g = jax.jit(name)``), each
-    with the loops around it."""
-    aliases = {name}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            if any(isinstance(a, ast.Name) and a.id == name for a in node.value.args[:1]):
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        aliases.add(t.id)
-    out: list[tuple[ast.Call, list[ast.AST]]] = []
+    with the loops around it. The module is walked once and indexed (not once per function)."""
+    by_func, by_jitted, aliases_of = _call_index(tree)
+    aliases = {name} | aliases_of.get(name, set())
+    found = [site for a in aliases for site in by_func.get(a, ())]
+    found += by_jitted.get(name, [])
+    found.sort(key=lambda site: site[0])
+    return [(call, loops) for _seq, call, loops in found]
+
+
+_INDEX: dict[int, tuple[ast.Module, tuple]] = {}
+
+
+def _call_index(tree: ast.Module) -> tuple:
+    entry = _INDEX.get(id(tree))
+    if entry is not None and entry[0] is tree:
+        return entry[1]
+    aliases_of: dict[str, set[str]] = {}
+    by_func: dict[str, list] = {}
+    by_jitted: dict[str, list] = {}
+    seq = 0
 
     def visit(node, loops):
+        nonlocal seq
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            first = node.value.args[:1]
+            if first and isinstance(first[0], ast.Name):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        aliases_of.setdefault(first[0].id, set()).add(t.id)
         if isinstance(node, ast.Call):
             f = node.func
-            if isinstance(f, ast.Name) and f.id in aliases:
-                out.append((node, loops))
-            elif (
-                isinstance(f, ast.Call)
-                and f.args
-                and isinstance(f.args[0], ast.Name)
-                and f.args[0].id == name
-            ):
-                out.append((node, loops))
+            seq += 1
+            if isinstance(f, ast.Name):
+                by_func.setdefault(f.id, []).append((seq, node, loops))
+            elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
+                by_jitted.setdefault(f.args[0].id, []).append((seq, node, loops))
         inner = (
             loops + [node] if isinstance(node, (ast.For, ast.While, ast.comprehension)) else loops
         )
@@ -507,7 +547,10 @@ def _call_sites(tree: ast.Module, name: str) -> list[tuple[ast.Call, list[ast.AS
             visit(child, inner)
 
     visit(tree, [])
-    return out
+    index = (by_func, by_jitted, aliases_of)
+    _INDEX.clear()  # one module at a time
+    _INDEX[id(tree)] = (tree, index)
+    return index
 
 
 def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):

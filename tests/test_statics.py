@@ -87,6 +87,12 @@ POSITIVE = [
         [(X, (2, 3)), (X, (4,))],
     ),
     (
+        "shape-tuple-sliced",  # a tuple of ints read like an array: t[0], t[1:]
+        "def f(x, shape):\n    return jnp.zeros(shape[1:]) + x[0] * shape[0]\n",
+        ("shape",),
+        [(X, (2, 3)), (X, (5, 4, 1))],
+    ),
+    (
         "slice-size",
         "def f(x, n):\n    return x[:n] * 2.0, x[n:]\n",
         ("n",),

@@ -258,7 +258,16 @@ def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> s
 
 
 def _constant_index(sl) -> bool:
-    return isinstance(sl, gast.Constant) and isinstance(sl.value, int)
+    """`t[0]`, `t[-1]`, `t[1:]`: how a tuple of ints (a shape) is read as well as an array."""
+    if isinstance(sl, gast.Slice):
+        return all(p is None or _constant_int(p) for p in (sl.lower, sl.upper, sl.step))
+    return _constant_int(sl)
+
+
+def _constant_int(node) -> bool:
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) is int
 
 
 def _flags_and_non_arrays(fn, params: list[str], parents: dict, scope: ModuleScope):

@@ -294,7 +294,7 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
                 f"`{lax}.fori_loop` (not unrolled)"
             )
         else:
-            count = len(range(*consts))  # type: ignore[misc]
+            count = len(range(*[c for c in consts if c is not None]))
             if count < UNROLL_LIMIT and not _traced_exit(an, loop):
                 _keep(ctx, an, loop, f"{count} iterations, fewer than {UNROLL_LIMIT}")
                 return None
@@ -345,7 +345,7 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
         plan.index = target
         plan.what = plan.what.replace("fori_loop", "while_loop") + " (a traced step)"
         return plan
-    if step_c == 0:
+    if step_c is None or step_c == 0:
         return None
 
     if lo is not None and _const_int(lo) == 0:

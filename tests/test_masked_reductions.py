@@ -62,6 +62,17 @@ FORMS = [
         [(X2,), (np.abs(X2),)],
     ),
     (
+        "mask-parameter",  # dtype unknown: chosen at trace time; integer indices kept as written
+        "def f(x, mask):\n    return x[mask].sum(), x[mask].mean(), len(x[mask]), x[mask].max()\n",
+        [
+            (X, X > 0),
+            (X2, X2 < 2),
+            (X2, np.array([False, True])),  # a row mask
+            (X, np.array([0, 2, 2], I32)),  # integer indices
+            (X2, np.array([1], I32)),
+        ],
+    ),
+    (
         "in-expression",
         "def f(x, y):\n    return y * x[y > 0].sum() - x[x > 0].max()\n",
         [(X, X[::-1].copy())],
@@ -130,14 +141,14 @@ def test_empty_selection_gives_the_identity_under_jit():
 @pytest.mark.parametrize(
     "src",
     [
-        # an unknown index: it may be integers (x[idx].sum() works under jit for those)
-        "def f(x, idx):\n    return x[idx].sum()\n",
+        # integer indices: x[idx].sum() works under jit
+        "def f(x):\n    idx = jnp.argsort(x)[:2]\n    return x[idx].sum()\n",
         # a reduction with an axis keeps the selection's shape: not a masked reduction
         "def f(x):\n    return x[x > 0].sum(axis=0)\n",
         # a static (NumPy) array and mask: nothing to trace
         "import numpy as np\nA = np.arange(4)\n\ndef f(x):\n    return A[A > 1].sum() + x\n",
     ],
-    ids=["unknown-index", "axis", "numpy-constant"],
+    ids=["int-index", "axis", "numpy-constant"],
 )
 def test_left_alone(src):
     c = convert(HEADER + src)

@@ -33,6 +33,7 @@ from .base import Context, walk_statements
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
 
 _REDUCTIONS = ("sum", "prod", "mean", "max", "min")
+_MAYBE = "; the index may also be integers: chosen by its dtype at trace time"
 _JNP_REDUCTIONS = {
     "jax.numpy.sum": "sum",
     "jax.numpy.prod": "prod",
@@ -72,6 +73,19 @@ class _Rewriter(gast.NodeTransformer):
         return node
 
     def visit_Lambda(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        # our own choice on the index's dtype already handles both kinds of index
+        t = node.test
+        if (
+            isinstance(t, gast.Compare)
+            and isinstance(t.left, gast.Call)
+            and isinstance(t.left.func, gast.Attribute)
+            and t.left.func.attr == "result_type"
+        ):
+            return node
+        self.generic_visit(node)
         return node
 
     def visit_ListComp(self, node):
@@ -128,11 +142,17 @@ class _Rewriter(gast.NodeTransformer):
             return None
         an = self.ctx.analysis
         xv, mv = an.value(x, self.stmt), an.value(mask, self.stmt)
-        if mv.dtype != "bool" or mv.scalar is True:
-            return None
         if not (xv.traced or mv.traced):
             return None
         if xv.kind not in (Kind.TRACED, Kind.NUMPY) and not xv.traced:
+            return None
+        if mv.scalar is True:
+            return None
+        if mv.dtype is None and isinstance(mask, gast.Name) and mv.kind is Kind.TRACED:
+            # a parameter (or a value of unknown dtype) may be a boolean mask or integer indices:
+            # chosen by its dtype at trace time, the integer form kept as written
+            return name(x.id), name(mask.id), mask.id == x.id, True
+        if mv.dtype != "bool":
             return None
         same = (
             mv.shape_of == x.id
@@ -140,7 +160,7 @@ class _Rewriter(gast.NodeTransformer):
             or (isinstance(mask, gast.Name) and mask.id == x.id)
             or _elementwise_of(mask, x.id)
         )
-        return x, mask, same
+        return x, mask, same, False
 
     def _allowed(self, code: str, node) -> bool:
         return self.ctx.allowed(code, self.stmt) and self.ctx.allowed(code, node)
@@ -159,7 +179,7 @@ class _Rewriter(gast.NodeTransformer):
             "MASK.reshape(MASK.shape + (1,) * (ARR.ndim - MASK.ndim))", MASK=mask, ARR=x.id
         )
 
-    def _reduce(self, node, op: str, x, mask, same: bool):
+    def _reduce(self, node, op: str, x, mask, same: bool, maybe: bool):
         if not self._allowed("AJ403", node):
             return node
         jnp = self.ctx.names.jnp
@@ -209,11 +229,21 @@ class _Rewriter(gast.NodeTransformer):
             "AJ403",
             node,
             f"`{before}` -> masked {op} with `{jnp}.where` ({what}): a boolean selection has a "
-            f"data-dependent size, which jit cannot trace",
+            f"data-dependent size, which jit cannot trace" + (_MAYBE if maybe else ""),
         )
-        return new
+        return self._by_dtype(node, new, mask) if maybe else new
 
-    def _count(self, node, x, mask, same: bool, before: str):
+    def _by_dtype(self, node, new, mask):
+        """`new if jnp.result_type(mask) == jnp.bool_ else <the original>`: jit knows the dtype."""
+        jnp = self.ctx.names.jnp
+        return replace_expr(
+            f"NEW if {jnp}.result_type(MASK) == {jnp}.bool_ else ORIGINAL",
+            NEW=new,
+            MASK=name(mask.id),
+            ORIGINAL=node,
+        )
+
+    def _count(self, node, x, mask, same: bool, maybe: bool, before: str):
         if not self._allowed("AJ403", node):
             return node
         jnp = self.ctx.names.jnp
@@ -232,9 +262,9 @@ class _Rewriter(gast.NodeTransformer):
             "AJ403",
             node,
             f"`{before}` -> `{jnp}.count_nonzero(mask)`: a boolean selection has a "
-            f"data-dependent size, which jit cannot trace",
+            f"data-dependent size, which jit cannot trace" + (_MAYBE if maybe else ""),
         )
-        return new
+        return self._by_dtype(node, new, mask) if maybe else new
 
     # -- refusals ---------------------------------------------------------------------------
     def _refuse_sized(self, node, qual: str) -> None:

@@ -56,6 +56,10 @@ def clipped_peak(x, limit):
     return jnp.max(x[x < limit]), jnp.min(x[x > -limit])
 
 
+def masked_mean(x, mask):
+    return x[mask].mean()
+
+
 if __name__ == "__main__":
     key = random.PRNGKey(0)
     x = random.normal(key, (8,))
@@ -70,3 +74,4 @@ if __name__ == "__main__":
     print(jax.jit(top_rows)(x.reshape(4, 2), 2))
     print(jax.jit(positive_stats)(x))
     print(jax.jit(clipped_peak)(x, 1.0))
+    print(jax.jit(masked_mean)(x, x > 0))

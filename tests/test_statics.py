@@ -326,6 +326,7 @@ EXAMPLE_CALLS = {
     "top_rows": [(XS.reshape(4, 2), 2), (XS.reshape(4, 2), 4), (XS.reshape(2, 4), 1)],
     "positive_stats": [(XS,), (-jnp.abs(XS),), (XS.reshape(2, 4),)],
     "clipped_peak": [(XS, 1.0), (XS, F32(0.5)), (XS.reshape(4, 2), 2.0)],
+    "masked_mean": [(XS, XS > 0), (XS.reshape(4, 2), XS[:4] > 0), (XS, jnp.array([1, 3]))],
 }
 
 
@@ -346,8 +347,9 @@ def test_example_statics_and_rewrites():
         "top_rows": ("k",),
         "positive_stats": (),
         "clipped_peak": (),
+        "masked_mean": (),
     }
-    assert sum(ch.code == "AJ403" for ch in c.changes) == 5
+    assert sum(ch.code == "AJ403" for ch in c.changes) == 6
     assert not c.refusals
     assert autojit.convert_source(c.text, EXAMPLE).text == c.text
 
@@ -372,4 +374,4 @@ def test_example_main_block_fails_before_and_runs_after_add_jit():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(new, EXAMPLE, "exec"), {"__name__": "__main__"})
-    assert len(out.getvalue().strip().splitlines()) >= 9
+    assert len(out.getvalue().strip().splitlines()) >= 10

@@ -15,7 +15,9 @@ identity element.
   the mask does not cover).
 
 Only when the mask is known to be boolean. A mask of another shape than ``x`` selects along x's
-leading axes, as in NumPy: it is broadcast against them.
+leading axes, as in NumPy: it is broadcast against them. An index whose dtype the analysis cannot
+see (a parameter) may be a mask or integers: the rewrite is chosen by its dtype when jax traces
+(``... if jnp.result_type(mask) == jnp.bool_ else x[mask].sum()``), as AJ304 does for updates.
 
 The functions whose result size depends on the values (``jnp.nonzero``, one-argument
 ``jnp.where``, ``jnp.unique``, ``jnp.argwhere``) are refused on traced values unless they pass

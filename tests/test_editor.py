@@ -560,3 +560,24 @@ def test_fix_rejects_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     path.write_bytes("s = 'é'\n".encode("latin-1"))
     r = CliRunner().invoke(main, ["fix", str(path), "--line", "1"])
     assert r.exit_code == 2 and f"{path}:1:6: E902 UnicodeDecodeError" in r.stderr
+
+
+def test_fix_never_imports_jax() -> None:
+    code = textwrap.dedent(
+        """\
+        import json, sys
+        from click.testing import CliRunner
+        from autojit.cli import main
+        r = CliRunner().invoke(main, ["fix", "-", "--line", "7"], input=json.loads(sys.argv[1]))
+        assert r.exit_code == 0 and json.loads(r.stdout)["kind"] == "quickfix", r.output
+        print(any(m == "jax" or m.startswith(("jax.", "jaxlib")) for m in sys.modules))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(BUFFER)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

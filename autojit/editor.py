@@ -461,6 +461,15 @@ def action_for_function(
         return any(start < o_end and end > o_start for o_start, o_end in others)
 
     text_edits = [{"range": e["range"], "newText": e["newText"]} for e in edits if not elsewhere(e)]
+    if others:
+        # never a partial fix: the result must hold the target's new text and the others' old
+        result = apply_text_edits(conversion.original, text_edits)
+        if fc.new_text not in result or any(
+            f.original_text not in result
+            for f in conversion.functions
+            if f.qualname != fc.qualname and f.changed
+        ):
+            return None
     diags = [
         diagnostic(index, c.code, c.message, c.location, "change", fc.qualname) for c in fc.changes
     ] + [

@@ -47,7 +47,7 @@ def first_above(x, threshold):
     return index
 
 
-def running_max(x):
+def running_max(x: jax.Array):
     best = x[0]
     out = []
     for row in x:

@@ -457,7 +457,7 @@ def test_for_over_array_rows():
 def test_for_over_array_python_scalar_start():
     check(
         """
-        def f(x):
+        def f(x: jax.Array):
             total = 0.0
             for v in x:
                 total = total + v * v
@@ -472,7 +472,7 @@ def test_for_over_array_python_scalar_start():
 def test_enumerate_and_zip():
     check(
         """
-        def f(x, y):
+        def f(x: jax.Array, y: jax.Array):
             s = jnp.zeros(())
             for i, (a, b) in enumerate(zip(x, y)):
                 s = s + a * b * i
@@ -488,8 +488,8 @@ def test_zip_of_arrays():
     check(
         """
         def f(x, y):
-            s = jnp.float32(0)
-            for a, b in zip(x, y):
+            s = jnp.zeros((), x.dtype)
+            for a, b in zip(x, y.T):
                 s = s + a * b
             return s
         """,
@@ -505,7 +505,7 @@ def test_loop_var_of_array_live_after():
         def f(x):
             s = jnp.float32(0)
             for v in x:
-                s = s + v
+                s = s + v.sum()
             return s, v
         """,
         "f",
@@ -911,7 +911,7 @@ def test_short_static_range_with_traced_break():
 def test_enumerate_with_start():
     check(
         """
-        def f(x):
+        def f(x: jax.Array):
             s = jnp.float32(0)
             for k, v in enumerate(x, 1):
                 s = s + v * k
@@ -961,3 +961,16 @@ def test_property_while_break_continue_and_stepped_range(xs, n, t):
 
 
 _PROPERTY = _convert(PROPERTY_SRC)
+
+
+def test_loop_over_python_list_of_layers_not_reported():
+    conv, _, _ = _convert(
+        """
+        def mlp(params, x):
+            for w, b in params:
+                x = jnp.tanh(x @ w + b)
+            return x
+        """
+    )
+    assert conv.text.count("for w, b in params") == 1
+    assert not conv.changes and not conv.refusals

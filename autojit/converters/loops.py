@@ -303,7 +303,8 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
                 f"(not unrolled)"
             )
         code = "AJ203"
-        index_checks = {target}
+        # a loop left by a traced `break` fails under jit as Python anyway: convert it as it is
+        index_checks = set() if _traced_exit(an, loop) else {target}
     elif any(v.kind is Kind.TRACED for v in vals):
         code = "AJ202"
         what = f"`for` over a range with a traced bound -> `{lax}.fori_loop`"
@@ -449,6 +450,11 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         v = an.value(node, loop)
         if v.kind is not Kind.TRACED or v.scalar is True:
             return None
+        element = (
+            loop.target.id if node is loop.iter and isinstance(loop.target, gast.Name) else None
+        )
+        if not _known_array(ctx, an, node, loop, element):
+            return None  # maybe a list or tuple of arrays: scan would iterate its leaves' rows
         # an element's type, also for a zero-length array (eval_shape of the body)
         first = replace_expr(
             f"{ctx.names.jax}.ShapeDtypeStruct({_PH.format('X')}.shape[1:], {_PH.format('Y')}.dtype)",
@@ -466,8 +472,8 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         return None  # `for obj.attr in ...` / `for x[i] in ...`: not a loop variable
     found = seq(loop.iter)
     if found is None:
-        if _body_traced(an, loop):
-            _keep(ctx, an, loop, "it iterates over a Python sequence")
+        # a Python sequence (layers, parameters, names): iterating it while tracing is the
+        # idiom, not a problem to report
         return None
     # scan reads its sequence once, before the first iteration, as Python's `for` does
     xs, first, _ = found
@@ -620,7 +626,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                     "clamps `start` so that the slice stays inside the array)",
                 )
     if plan.index_checks:
-        bad = _static_index_use(an, loop, plan.index_checks, stacked)
+        bad = _static_index_use(ctx, an, loop, plan.index_checks, stacked)
         if bad is not None:
             return (
                 "AJ934",
@@ -645,7 +651,9 @@ def _shallow(stmt):
 _ARITH = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.IfExp)
 
 
-def _static_index_use(an: FunctionAnalysis, loop, names: set[str], stacked=frozenset()):
+def _static_index_use(
+    ctx: Context, an: FunctionAnalysis, loop, names: set[str], stacked=frozenset()
+):
     """The first use of a loop index that needs a Python integer, or None."""
     for s in _own_statements(loop.body):
         if s in stacked:
@@ -676,12 +684,12 @@ def _static_index_use(an: FunctionAnalysis, loop, names: set[str], stacked=froze
                 if parent is None:
                     continue  # the whole expression of an assignment, test, return
                 if isinstance(parent, gast.Subscript) and parent.slice is node:
-                    if an.value(parent.value, s).traced:
+                    if _known_array(ctx, an, parent.value, s):
                         continue
                     return n
                 if isinstance(parent, gast.Tuple):
                     grand = parents.get(id(parent))
-                    if isinstance(grand, gast.Subscript) and an.value(grand.value, s).traced:
+                    if isinstance(grand, gast.Subscript) and _known_array(ctx, an, grand.value, s):
                         continue
                     return n
                 if isinstance(parent, gast.Call) and node in parent.args:
@@ -1277,3 +1285,109 @@ def _traced_exit(an: FunctionAnalysis, loop) -> bool:
         return False
 
     return visit(loop.body, False)
+
+
+# attributes and methods that Python lists and tuples do not have
+_ARRAY_ATTRS = {
+    "shape",
+    "ndim",
+    "dtype",
+    "size",
+    "T",
+    "mT",
+    "at",
+    "astype",
+    "reshape",
+    "ravel",
+    "flatten",
+    "squeeze",
+    "transpose",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "any",
+    "all",
+    "cumsum",
+    "dot",
+    "clip",
+    "argmax",
+    "argmin",
+    "real",
+    "imag",
+    "conj",
+    "std",
+    "var",
+    "round",
+    "swapaxes",
+}
+_ARRAY_ONLY_OPS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.MatMult)
+
+
+def _known_array(
+    ctx: Context, an: FunctionAnalysis, node, stmt, element: str | None = None
+) -> bool:
+    """Whether ``node`` is surely a jax array, not a list or tuple of arrays (a pytree).
+
+    The analysis calls every parameter traced; a parameter may as well be a list of layers.
+    A value computed by jax operations is an array; a parameter (or a name from outside) needs
+    evidence: an array-only attribute (``.shape``, ``.sum()``, ``.at``...) or operator on it
+    somewhere in the function, or on the loop's element (``element``) in the loop body.
+    """
+    if not an.value(node, stmt).traced:
+        return False
+    if isinstance(node, gast.Subscript):
+        return _known_array(ctx, an, node.value, stmt)
+    if not isinstance(node, gast.Name):
+        return True  # x.T, jnp.something(...), a * b: computed by jax
+    name = node.id
+    outside = name in an.params or name not in an.values.locals
+    if not outside or name in an.activity.of_block(ctx.fn.body).writes:
+        return True  # assigned in this function from traced values
+    return (
+        _annotated_array(ctx.fn, name)
+        or _array_evidence(ctx.fn, name)
+        or (element is not None and _array_evidence(stmt, element))
+    )
+
+
+def _annotated_array(fn, name: str) -> bool:
+    """``x: jax.Array`` / ``np.ndarray`` / ``ArrayLike`` (which has no lists)."""
+    args = fn.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs:
+        if a.id == name and a.annotation is not None:
+            text = dotted_name(a.annotation) or ""
+            if isinstance(a.annotation, gast.Constant) and isinstance(a.annotation.value, str):
+                text = a.annotation.value
+            return text.split(".")[-1] in ("Array", "ndarray", "ArrayLike", "DeviceArray")
+    return False
+
+
+def _array_evidence(root, name: str) -> bool:
+    for n in gast.walk(root):
+        if (
+            isinstance(n, gast.Attribute)
+            and isinstance(n.value, gast.Name)
+            and n.value.id == name
+            and n.attr in _ARRAY_ATTRS
+        ):
+            return True
+        if isinstance(n, gast.BinOp) and isinstance(n.op, _ARRAY_ONLY_OPS):
+            if any(isinstance(o, gast.Name) and o.id == name for o in (n.left, n.right)):
+                return True
+        if (
+            isinstance(n, gast.UnaryOp)
+            and isinstance(n.op, gast.USub)
+            and isinstance(n.operand, gast.Name)
+            and n.operand.id == name
+        ):
+            return True
+        if (
+            isinstance(n, gast.Subscript)
+            and isinstance(n.value, gast.Name)
+            and n.value.id == name
+            and isinstance(n.slice, gast.Tuple)
+        ):
+            return True  # x[i, j]: lists cannot take a tuple index
+    return False

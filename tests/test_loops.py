@@ -974,3 +974,17 @@ def test_loop_over_python_list_of_layers_not_reported():
     )
     assert conv.text.count("for w, b in params") == 1
     assert not conv.changes and not conv.refusals
+
+
+def test_tuple_first_assigned_in_loop():
+    check(
+        """
+        def f(x, n):
+            for i in range(n):
+                pair = (x * i, x + i)
+            return pair
+        """,
+        "f",
+        [(f32(1, 2), i32(1)), (f32(1, 2), i32(3))],
+        codes=["AJ202"],
+    )

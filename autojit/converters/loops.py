@@ -912,7 +912,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         new += replace(f"{types_name} = {call}", **{_PH.format("FIRST"): plan.xs_first})
         for i, n in enumerate(carry):
             t = types_name if single else f"{types_name}[{i}]"
-            if n in undefined and n in getattr(ctx, "_aj_tree_vars", ()):
+            if n in undefined and _assigned_tuple(loop, n):
                 new += replace(
                     f"{n} = {jax}.tree.map(lambda t: {jnp}.zeros(t.shape, t.dtype), {t})"
                 )
@@ -1390,4 +1390,16 @@ def _array_evidence(root, name: str) -> bool:
             and isinstance(n.slice, gast.Tuple)
         ):
             return True  # x[i, j]: lists cannot take a tuple index
+    return False
+
+
+def _assigned_tuple(loop, name: str) -> bool:
+    """Whether the loop assigns a tuple or list display to ``name`` (its zeros are a tree)."""
+    for st in _own_statements(loop.body):
+        if (
+            isinstance(st, gast.Assign)
+            and any(isinstance(t, gast.Name) and t.id == name for t in st.targets)
+            and isinstance(st.value, (gast.Tuple, gast.List))
+        ):
+            return True
     return False

@@ -988,3 +988,28 @@ def test_tuple_first_assigned_in_loop():
         [(f32(1, 2), i32(1)), (f32(1, 2), i32(3))],
         codes=["AJ202"],
     )
+
+
+def test_nested_loops_with_break_in_inner_while():
+    check(
+        """
+        def f(x, n, m):
+            total = 0.0
+            for i in range(n):
+                j = 0
+                while j < m:
+                    if x[j] > i:
+                        break
+                    total = total + x[j]
+                    j += 1
+            return total
+        """,
+        "f",
+        [
+            (f32(0.5, 1.5, 2.5, 0.1), i32(0), i32(3)),
+            (f32(0.5, 1.5, 2.5, 0.1), i32(3), i32(0)),
+            (f32(0.5, 1.5, 2.5, 0.1), i32(3), i32(4)),
+            (f32(0.5, 1.5, 2.5, 0.1), i32(5), i32(2)),
+        ],
+        codes=["AJ201", "AJ202", "AJ205"],
+    )

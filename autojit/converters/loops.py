@@ -35,7 +35,8 @@ from ..analysis.activity import expr_activity
 from ..analysis.dataflow import Liveness
 from ..jaxapi import SHAPE_ARGUMENTS
 from ..render import replace_statements
-from ..templates import copy_expr, replace, replace_expr
+from ..templates import copy_expr, replace_expr
+from ..templates import replace as _template_replace
 from .base import Context
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -74,6 +75,24 @@ _MUTATING_METHODS = {
     "itemset",
 }
 _PH = "__aj_{}__"
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def replace(template: str, **replacements) -> list:
+    """:func:`autojit.templates.replace`, keeping the positions that generated statements moved
+    into the template already had (helper functions of inner loops point at their loop)."""
+    saved = []
+    for value in replacements.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, gast.AST):
+                for n in gast.walk(item):
+                    if hasattr(n, "lineno") and not getattr(n, "_aj_orig", False):
+                        saved.append((n, {a: getattr(n, a) for a in _POSITION if hasattr(n, a)}))
+    out = _template_replace(template, **replacements)
+    for n, attrs in saved:
+        for a, v in attrs.items():
+            setattr(n, a, v)
+    return out
 
 
 def convert(ctx: Context) -> None:

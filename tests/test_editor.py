@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autojit import convert_source
@@ -24,6 +24,7 @@ from autojit.cli import main
 from autojit.editor import (
     LineIndex,
     apply_text_edits,
+    code_action,
     line_edits,
     path_to_uri,
     split_lines,
@@ -581,3 +582,38 @@ def test_fix_never_imports_jax() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+safe_text = st.text(
+    alphabet=st.sampled_from(["a", " ", "\t", "é", "𝄞", "中", "\\"]), max_size=8
+).map(
+    lambda s: s.replace("\\", "\\\\")  # a backslash, escaped in the string literal
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(safe_text, safe_text, st.sampled_from(["\n", "\r\n", "\r"]), st.sampled_from(["\t", "    "]))
+def test_code_action_positions_property(before: str, same_line: str, nl: str, indent: str) -> None:
+    """Whatever text comes before the code (on earlier lines and on the same line), the
+    diagnostic's UTF-16 position is right and the edits give the converted text."""
+    lines = [
+        "import jax.numpy as jnp",
+        f"s = '{before}'  # {before}",
+        "",
+        "def put(x, i, y):",
+        f"{indent}x = jnp.asarray(x)",
+        f"{indent}t = '{same_line}'; x[i] = y  # {same_line}",
+        f"{indent}return x",
+        "",
+    ]
+    text = nl.join(lines)
+    action = code_action(text, "m.py", {"line": 5, "character": 0}, uri="untitled:m")
+    assert action is not None
+    assert_schema(action, CODE_ACTION)
+    (diag,) = action["diagnostics"]
+    prefix = lines[5][: lines[5].index("x[i]")]
+    assert diag["range"]["start"] == {"line": 5, "character": utf16_len(prefix)}
+    assert diag["range"]["end"] == {"line": 5, "character": utf16_len(prefix + "x[i] = y")}
+    new = apply_text_edits(text, action["edit"]["changes"]["untitled:m"])
+    assert new == convert_source(text, "m.py", only=["put"]).text
+    assert new.count(nl) == text.count(nl)

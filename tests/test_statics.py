@@ -119,6 +119,12 @@ POSITIVE = [
         [(X, "train"), (X, "eval"), (X, "other")],
     ),
     (
+        "string-methods",
+        "def f(x, mode):\n    if mode.lower().startswith('tr'):\n        return x * 0.5\n    return x\n",
+        ("mode",),
+        [(X, "Train"), (X, "eval")],
+    ),
+    (
         "bool-flag",
         "def f(x, use_bias, relu):\n    y = x * 2.0\n    if use_bias:\n        y = y + 1.0\n"
         "    if not relu:\n        return y\n    return jnp.maximum(y, 0.0)\n",

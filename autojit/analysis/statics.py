@@ -328,6 +328,12 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
         return "value"
     if isinstance(parent, gast.Attribute) and parent.attr in STATIC_ATTRIBUTES:
         return "neutral"
+    if isinstance(parent, gast.Attribute) and parent.attr in _STR_METHODS:
+        # `mode.lower() == "train"`: a string method whose result is compared to a string
+        call = parents.get(id(parent))
+        if isinstance(call, gast.Call) and call.func is parent:
+            if _use_kind(call, parents, scope) in ("string", "flag"):
+                return "string"
     if isinstance(parent, gast.Compare):
         operands = [parent.left, *parent.comparators]
         others = [o for o in operands if o is not node]
@@ -341,6 +347,12 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
     if _in_test(node, parents):
         return "flag"
     return "value"
+
+
+_STR_METHODS = {
+    "lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith", "endswith",
+    "isdigit", "isalpha", "title", "capitalize",
+}  # fmt: skip
 
 
 def _is_string_constant(node) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,19 @@ CONVERTERS: list[Converter] = [
     loops.convert,
     conditionals.convert,
 ]
+
+# What each converter needs to see in a function's text to have any work there (a superset:
+# comments and strings match too). A converter module may define its own `TRIGGER` regex; one
+# with neither always runs.
+_TRIGGERS: dict[Converter, re.Pattern[str]] = {
+    loops.convert: re.compile(r"\b(?:for|while)\b"),
+    conditionals.convert: re.compile(
+        r"\b(?:if|and|or|not|print)\b"
+        # a chained comparison (`lo < x < hi`): two comparison operators on one line
+        r"|(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)[^\n]*"
+        r"(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)"
+    ),
+}
 
 
 class ConversionError(Exception):
@@ -66,6 +80,7 @@ def convert_source(
     scope = module_scope(tree)
     options = Options(tuple(s.upper() for s in select), tuple(s.upper() for s in ignore))
     src = SourceText(text)
+    src.tree = tree  # type: ignore[attr-defined]  # shared with analyses that read the module
     names = Names(scope)
     conversion = Conversion(filename, text, text)
     candidates = _candidates(tree, text, src, scope, only, all_functions)
@@ -104,9 +119,13 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
             out.append(_Candidate(node, qual))
             return
         if alias_re is not None:
-            start = node.lineno
-            body_text = "\n".join(src.line_text(n) for n in range(start, node.end_lineno + 1))
-            if alias_re.search(body_text):
+            start = src.line_starts[node.lineno - 1]
+            end = (
+                src.line_starts[node.end_lineno]
+                if node.end_lineno < len(src.line_starts)
+                else len(text)
+            )
+            if alias_re.search(text, start, end):
                 out.append(_Candidate(node, qual))
 
     for stmt in tree.body:
@@ -116,23 +135,33 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
             for sub in stmt.body:
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     consider(sub, f"{stmt.name}.")
-    # helpers called by a candidate are traced with it: convert them too
+    # helpers called by a candidate are traced with it: convert them too. Each candidate is
+    # scanned once; a cheap text search finds the module functions it may call, and only a
+    # candidate that may call a function not yet converted is walked to confirm the call.
     by_name = {c.node.name for c in out}
-    changed = True
-    while changed and only is None:
-        changed = False
-        for c in list(out):
-            for n in ast.walk(c.node):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-                    fn = scope.functions.get(n.func.id)
-                    if (
-                        fn is not None
-                        and fn.name not in by_name
-                        and not _SKIP.search(src.line_text(fn.lineno))
-                    ):
-                        out.append(_Candidate(fn, fn.name))
-                        by_name.add(fn.name)
-                        changed = True
+    calls_re = (
+        re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, scope.functions)) + r")\s*\(")
+        if scope.functions and only is None
+        else None
+    )
+    k = 0
+    while calls_re is not None and k < len(out):
+        c = out[k]
+        k += 1
+        start, end = src.stmt_span(c.node)
+        maybe = set(calls_re.findall(text, start, end)) - by_name
+        if not maybe:
+            continue
+        for n in ast.walk(c.node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in maybe:
+                fn = scope.functions.get(n.func.id)
+                if (
+                    fn is not None
+                    and fn.name not in by_name
+                    and not _SKIP.search(src.line_text(fn.lineno))
+                ):
+                    out.append(_Candidate(fn, fn.name))
+                    by_name.add(fn.name)
     out.sort(key=lambda c: c.node.lineno)
     return out
 
@@ -185,17 +214,31 @@ def declared_static(fn, scope: ModuleScope) -> set[str]:
     return out
 
 
+def _wants(convert: Converter, text: str) -> bool:
+    """Whether ``convert`` may have work in a function with this source text (a cheap scan)."""
+    trigger = _TRIGGERS.get(convert)
+    if trigger is None:
+        module = sys.modules.get(getattr(convert, "__module__", ""), None)
+        trigger = getattr(module, "TRIGGER", None)
+    return trigger is None or trigger.search(text) is not None
+
+
 def _convert_function(cand, src, scope, names, options, filename, declared) -> FunctionConversion:
     fn_ast = cand.node
-    fn = gast.ast_to_gast(fn_ast)
-    mark_original(fn)
     start, end = src.stmt_span(fn_ast)
     original_text = src.original((start, end))
     loc = Location(filename, fn_ast.lineno, fn_ast.col_offset + 1)
-    result = FunctionConversion(fn.name, cand.qualname, loc, original_text, original_text)
+    result = FunctionConversion(fn_ast.name, cand.qualname, loc, original_text, original_text)
+    active = [c for c in CONVERTERS if _wants(c, original_text)]
+    a = fn_ast.args
+    may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)  # static inference needs params
+    if not active and not may_infer and not declared and not fn_ast.decorator_list:
+        return result  # nothing to convert and nothing to infer: no gast parse at all
+    fn = gast.ast_to_gast(fn_ast)
+    mark_original(fn)
 
     user_static = declared | declared_static(fn, scope)
-    inferred = infer_static_params(fn, scope)
+    inferred = infer_static_params(fn, scope) if may_infer else []
     static_names = set(user_static) | {r.name for r in inferred}
     for pname in sorted(user_static, key=lambda n: (static_param_index(fn, n) is None, n)):
         result.static_arguments.append(
@@ -218,14 +261,22 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         result.changes.extend(recompile_warnings(fn, result.static_arguments, src, filename))
 
     # Each converter sees the tree as the previous ones left it, with analyses computed afresh
-    # once for that pass and shared by everything in it. Nested functions (user's or generated)
-    # are converted innermost first; each sees its enclosing function's values.
-    ctxs = []
-    for convert in CONVERTERS:
-        for unit, analysis in reversed(analyse_units(fn, scope, static_names)):
+    # once for that pass and shared by everything in it (reused while the tree is unchanged).
+    # Nested functions (user's or generated) are converted innermost first; each sees its
+    # enclosing function's values. A converter whose trigger is absent from the function's
+    # text has nothing to do there and is skipped.
+    ctxs: list[Context] = []
+    units = None
+    last: list[tuple[Context, FunctionAnalysis]] = []
+    for convert in active:
+        if units is None or any(c.changes or c.analysis is not a for c, a in last):
+            units = analyse_units(fn, scope, static_names)  # the tree may have changed
+        last = []
+        for unit, analysis in reversed(units):
             ctx = Context(filename, src, scope, unit, analysis, names, options)
             convert(ctx)
             ctxs.append(ctx)
+            last.append((ctx, analysis))
     for ctx in ctxs:
         result.changes.extend(ctx.changes)
         result.refusals.extend(ctx.refusals)

@@ -53,15 +53,35 @@ def _children(node) -> list:
 
 
 def mark_original(root) -> None:
-    for node in gast.walk(root):
+    """Mark every node of ``root`` original, with its children's identities (one traversal)."""
+    AST, skip = gast.AST, _SKIP_CHILD
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
         node._aj_orig = True
-        node._aj_children = tuple(id(c) for c in _children(node))
-        if hasattr(node, "lineno") and hasattr(node, "end_lineno"):
+        kids = []
+        fields = node._fields
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, AST):
+                        push(v)
+                        if not isinstance(v, skip):
+                            kids.append(id(v))
+            elif isinstance(value, AST):
+                push(value)
+                if not isinstance(value, skip):
+                    kids.append(id(value))
+        node._aj_children = tuple(kids)
+        if hasattr(node, "end_lineno") and hasattr(node, "lineno"):
             node._aj_span = True
-        for f in _BLOCK_FIELDS:
-            blk = getattr(node, f, None)
-            if isinstance(blk, list):
-                setattr(node, f"_aj_orig_{f}", list(blk))
+        if "body" in fields or "handlers" in fields:
+            for f in _BLOCK_FIELDS:
+                blk = getattr(node, f, None)
+                if isinstance(blk, list):
+                    setattr(node, f"_aj_orig_{f}", list(blk))
 
 
 def _unparse(node) -> str:

@@ -46,8 +46,15 @@ class ModuleScope:
 
     @property
     def jax_aliases(self) -> set[str]:
-        out = {n for n, m in self.modules.items() if m == "jax" or m.startswith("jax.")}
-        out |= {n for n, m in self.imported_names.items() if m.startswith("jax.")}
+        """Names that make a function "use jax": the public API only. Names from jax's private
+        ``jax._src`` (jax's own internals) are unknown to the rules' tables, so a function that
+        uses only those is not a candidate."""
+
+        def public(m: str) -> bool:
+            return (m == "jax" or m.startswith("jax.")) and not m.startswith("jax._src")
+
+        out = {n for n, m in self.modules.items() if public(m)}
+        out |= {n for n, m in self.imported_names.items() if public(m)}
         return out
 
 

@@ -76,7 +76,16 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
         for a in args.posonlyargs + args.args + args.kwonlyargs
         if _array_annotation(a.annotation)
     }
-    parents = _parents(fn)
+    nodes, parents = _index(fn)
+    _INDEXED[id(fn)] = (fn, nodes, parents)  # one traversal shared by the passes below
+    try:
+        return _infer_indexed(fn, scope, memo, stack, params, arrays, parents)
+    finally:
+        _INDEXED.pop(id(fn), None)
+
+
+def _infer_indexed(fn, scope, memo, stack, params, arrays, parents) -> list[StaticReason]:
+    args = fn.args
     derived = _derived(fn, params)
     arrays |= _used_as_array(fn, set(params), parents, scope)
 
@@ -88,7 +97,7 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
                 if p in params and p not in arrays:
                     candidates.setdefault(p, []).append(StaticReason(p, expr, why))
 
-    for node in gast.walk(fn):
+    for node in _nodes(fn):
         if isinstance(node, gast.Call):
             _visit_call(node, scope, mark, memo, stack + (fn.name,))
         elif isinstance(node, gast.Subscript):  # a read x[:n], or an update y[:k] = v
@@ -190,18 +199,38 @@ def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
 
 
 def _parents(fn) -> dict[int, gast.AST]:
-    out: dict[int, gast.AST] = {}
-    for node in gast.walk(fn):
+    return _index(fn)[1]
+
+
+_INDEXED: dict[int, tuple] = {}
+
+
+def _index(fn) -> tuple[list, dict[int, gast.AST]]:
+    """The nodes of ``fn`` in ``gast.walk`` order and each node's parent, in one traversal."""
+    hit = _INDEXED.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1], hit[2]
+    nodes = [fn]
+    parents: dict[int, gast.AST] = {}
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        i += 1
         for child in gast.iter_child_nodes(node):
-            out[id(child)] = node
-    return out
+            parents[id(child)] = node
+            nodes.append(child)
+    return nodes, parents
+
+
+def _nodes(fn) -> list:
+    return _index(fn)[0]
 
 
 def _derived(fn, params: list[str]) -> dict[str, set[str]]:
     """local name -> the parameters its value is computed from (transitively)."""
     derived: dict[str, set[str]] = {p: {p} for p in params}
     assigns: list[tuple[set[str], set[str]]] = []
-    for node in gast.walk(fn):
+    for node in _nodes(fn):
         if isinstance(node, gast.Assign):
             targets = set()
             for t in node.targets:
@@ -234,7 +263,7 @@ def _array_annotation(ann) -> bool:
 def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:
     """Parameters used as arrays: indexed, array methods called on them, data of a jax call."""
     out: set[str] = set()
-    for node in gast.walk(fn):
+    for node in _nodes(fn):
         if not (isinstance(node, gast.Name) and node.id in params):
             continue
         if not isinstance(node.ctx, gast.Load):
@@ -273,7 +302,7 @@ def _constant_int(node) -> bool:
 def _flags_and_non_arrays(fn, params: list[str], parents: dict, scope: ModuleScope):
     """(parameter, why, node) for flags, strings and callables."""
     uses: dict[str, list[tuple[str, gast.AST]]] = {p: [] for p in params}
-    for node in gast.walk(fn):
+    for node in _nodes(fn):
         if isinstance(node, gast.Name) and node.id in uses and isinstance(node.ctx, gast.Load):
             uses[node.id].append((_use_kind(node, parents, scope), node))
     out = []
@@ -487,7 +516,7 @@ def recompile_warnings(
         {a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
     )
     annotations = {a.id: a.annotation for a in positional + args.kwonlyargs}
-    tree = _module_tree(module_text)
+    tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's own parse
     sites = _call_sites(tree, fn.name) if tree is not None else []
     for s in inferred:
         why = None

@@ -16,6 +16,8 @@ Refused with AJ9xx where the functional form would not keep NumPy's meaning.
 
 from __future__ import annotations
 
+import re
+
 import gast
 
 from ..analysis import Kind, Value, dotted_name
@@ -25,6 +27,10 @@ from ..templates import name, replace, replace_expr
 from .base import Context, walk_statements
 
 CODES = ("AJ301", "AJ302", "AJ303", "AJ304")
+
+# A function has work for this converter only if its text has an item store (`] =`, `] +=`...)
+# or a user's `.at[`: the pipeline skips the converter (and its analysis) elsewhere.
+TRIGGER = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[")
 
 _AT_METHODS = {"set", "add", "multiply", "mul", "divide", "power", "min", "max"}
 

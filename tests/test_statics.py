@@ -303,6 +303,16 @@ def test_value_changing_in_a_loop_warns_at_the_call():
     assert w.location.line == 13 and "each iteration" in w.message
 
 
+def test_a_new_lambda_at_each_call_warns():
+    src = HEADER + (
+        "def apply(x, fn):\n    return fn(x)\n\n\n"
+        "def main(x, k):\n    return apply(x, lambda v: v * k)\n"
+    )
+    c = _convert(src)
+    (w,) = _aj402(c)
+    assert w.location.line == 11 and "new function object" in w.message
+
+
 def test_no_warning_for_ints_or_declared_or_noqa():
     ints = HEADER + "def f(x, n=3):\n    return jnp.zeros(n) + x[0]\n\n\nf(jnp.ones(2), 4)\n"
     assert not _aj402(_convert(ints))

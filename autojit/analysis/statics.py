@@ -617,6 +617,11 @@ def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):
 def _many_values(arg, loops: list[ast.AST]) -> str | None:
     if isinstance(arg, ast.Constant) and isinstance(arg.value, float):
         return f"it is called with a float ({arg.value!r})"
+    if isinstance(arg, ast.Lambda) or (
+        isinstance(arg, ast.Call) and ast.unparse(arg.func).rsplit(".", 1)[-1] == "partial"
+    ):
+        # a static callable is compared by identity: a new one at each call never hits the cache
+        return f"it is called with `{ast.unparse(arg)}`, a new function object at each call"
     names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
     for loop in loops:
         if isinstance(loop, (ast.For, ast.comprehension)):

@@ -257,7 +257,9 @@ def _array_annotation(ann) -> bool:
     name = dotted_name(ann)
     if name is None and isinstance(ann, gast.Constant) and isinstance(ann.value, str):
         name = ann.value
-    return bool(name) and (name in _ARRAY_ANNOTATIONS or name.rsplit(".", 1)[-1] == "Array")
+    if not name:
+        return False
+    return name in _ARRAY_ANNOTATIONS or name.rsplit(".", 1)[-1] == "Array"
 
 
 def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:

@@ -1,0 +1,324 @@
+"""Hypothesis strategies that build small numeric Python functions as source text.
+
+Every generated program is a module::
+
+    import jax.numpy as jnp
+
+    def f(x, y, a, k):
+        n = x.shape[0]
+        s = ...; t = ...; c = 0
+        <statements>
+        return x, y, s, t, c
+
+``x`` and ``y`` are float32 vectors of the same length ``n`` (3 to 5), ``a`` a float32 scalar
+(traced), ``k`` a Python int from 0 to 3 (static where it is used as a loop bound). The body mixes
+if/elif/else, ternaries, ``and``/``or``/``not``, chained comparisons, ``for`` loops over
+``range(n)``/``range(k)``/an array, bounded ``while`` loops with traced conditions, ``break``,
+``continue`` and early ``return``, item updates (``x[i] = ...``, ``x[i] += ...``, slices, masks
+``x[x > 0] = 0.``) and whole-array updates, over traced and static values.
+
+The programs are valid eager Python on NumPy inputs by construction: every index is in range
+(loop indices are bounded by ``n`` or ``k <= 3 <= n``), every loop terminates (a ``while`` loop is
+``while i < n and <cond>:`` with ``i += 1`` as its first statement), every name is defined before
+it is read. Arithmetic is on dyadic numbers (multiples of 1/4, products by 0.5 and 2) so NumPy
+and XLA compute the same floats and a comparison cannot flip on a rounding difference. ``jnp``
+calls are only reductions and element-wise functions that are exact (sum, max, min, abs, maximum,
+minimum, where); the oracle runs the original with NumPy standing in for ``jnp``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+FLOAT_CONSTS = ("0.0", "0.5", "1.0", "-1.0", "2.0", "-0.5", "1.5")
+FLOAT_SCALARS = ("s", "t")
+ARRAYS = ("x", "y")
+LOOP_VARS = ("i", "j", "m", "p", "q", "r", "w")
+
+
+@dataclass
+class Program:
+    """A generated function and the inputs to call it with."""
+
+    source: str
+    inputs: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def __repr__(self) -> str:  # hypothesis prints this on failure
+        lines = [self.source]
+        for args in self.inputs:
+            lines.append("# inputs: " + ", ".join(_fmt(a) for a in args))
+        return "\n".join(lines)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"np.array({v.tolist()!r}, dtype=np.{v.dtype})"
+    if isinstance(v, np.generic):
+        return f"np.{type(v).__name__}({v.item()!r})"
+    return repr(v)
+
+
+@dataclass
+class _Scope:
+    depth: int = 0  # block nesting
+    loops: list[tuple[str, str]] = field(default_factory=list)  # (var, kind)
+
+    @property
+    def in_loop(self) -> bool:
+        return bool(self.loops)
+
+
+class _Gen:
+    """Builds one program; ``draw`` is hypothesis' draw function."""
+
+    def __init__(self, draw: Any, max_stmts: int, max_depth: int) -> None:
+        self.draw = draw
+        self.budget = max_stmts
+        self.max_depth = max_depth
+        self.ret = "return x, y, s, t, c"
+
+    # -- small helpers ----------------------------------------------------------------------
+    def pick(self, options: Any) -> Any:
+        return self.draw(st.sampled_from(options))
+
+    def chance(self, p: float) -> bool:
+        # an integer draw shrinks towards 0, i.e. towards "no"
+        return self.draw(st.integers(0, 99)) < int(p * 100)
+
+    # -- expressions ------------------------------------------------------------------------
+    def index(self, sc: _Scope) -> str:
+        """An index that is in range for arrays of length n >= 3."""
+        options = ["0", "1", "-1", "n - 1", "2"]
+        for var, kind in sc.loops:
+            if kind in ("range_n", "range_k", "range_2"):
+                options += [var, var]
+            elif kind == "while":
+                options += [f"{var} - 1", f"{var} - 1"]
+            elif kind == "enum":
+                options += [var]
+        return self.pick(options)
+
+    def fexpr(self, sc: _Scope, depth: int = 0) -> str:
+        """A float scalar expression."""
+        leaves = ["a", "s", "t", "CONST", "ARR[IDX]"]
+        for var, kind in sc.loops:
+            if kind == "iter":
+                leaves.append(var)
+        composites = ["BIN", "SCALE", "RED", "TERN", "ABS", "MAXMIN", "STATIC", "WHERE"]
+        kind = self.pick(leaves + (composites if depth < 2 else []))
+        if kind == "CONST":
+            return self.pick(FLOAT_CONSTS)
+        if kind == "ARR[IDX]":
+            return f"{self.pick(ARRAYS)}[{self.index(sc)}]"
+        if kind == "BIN":
+            op = self.pick(["+", "-"])
+            return f"{self.fexpr(sc, depth + 1)} {op} {self.atom(sc, depth + 1)}"
+        if kind == "SCALE":
+            return f"{self.atom(sc, depth + 1)} * {self.pick(['0.5', '2.0', '-1.0'])}"
+        if kind == "RED":
+            fn = self.pick(["sum", "max", "min"])
+            return f"jnp.{fn}({self.pick(ARRAYS)})"
+        if kind == "TERN":
+            return (
+                f"({self.fexpr(sc, depth + 1)} if {self.cond(sc, depth + 1)} "
+                f"else {self.fexpr(sc, depth + 1)})"
+            )
+        if kind == "ABS":
+            return f"jnp.abs({self.fexpr(sc, depth + 1)})"
+        if kind == "MAXMIN":
+            fn = self.pick(["maximum", "minimum"])
+            return f"jnp.{fn}({self.fexpr(sc, depth + 1)}, {self.fexpr(sc, depth + 1)})"
+        if kind == "WHERE":
+            return (
+                f"jnp.where({self.tcond(sc, depth + 1)}, {self.fexpr(sc, depth + 1)}, "
+                f"{self.fexpr(sc, depth + 1)})"
+            )
+        if kind == "STATIC":
+            return self.pick(["n * 0.5", "k * 1.0", "(k + 1) * 0.5", "float(n)"])
+        return kind  # a name
+
+    def atom(self, sc: _Scope, depth: int) -> str:
+        e = self.fexpr(sc, depth)
+        if any(op in e for op in (" + ", " - ", " if ")) and not e.startswith("("):
+            return f"({e})"
+        return e
+
+    def tcond(self, sc: _Scope, depth: int = 0) -> str:
+        """A traced comparison."""
+        op = self.pick([">", "<", ">=", "<=", "=="])
+        if self.chance(0.1):
+            return f"{self.atom(sc, depth + 1)} < {self.atom(sc, depth + 1)} < {self.atom(sc, depth + 1)}"
+        return f"{self.atom(sc, depth + 1)} {op} {self.atom(sc, depth + 1)}"
+
+    def scond(self, sc: _Scope) -> str:
+        """A static condition (shape-derived, the static int k, a static loop index)."""
+        options = ["k > 1", "n > 3", "k == 0", "n == 3", "k >= n - 2"]
+        for var, kind in sc.loops:
+            if kind in ("range_n", "range_k", "range_2"):
+                options += [f"{var} % 2 == 0", f"{var} > 0"]
+        return self.pick(options)
+
+    def cond(self, sc: _Scope, depth: int = 0) -> str:
+        kind = self.pick(["T", "T", "S", "AND", "OR", "NOT", "ICMP"] if depth < 2 else ["T", "S"])
+        if kind == "T":
+            return self.tcond(sc, depth)
+        if kind == "S":
+            return self.scond(sc)
+        if kind == "NOT":
+            return f"not ({self.cond(sc, depth + 1)})"
+        if kind == "ICMP":
+            return self.pick(["c > 1", "c == 0", "c < k"])
+        op = "and" if kind == "AND" else "or"
+        return f"({self.cond(sc, depth + 1)}) {op} ({self.cond(sc, depth + 1)})"
+
+    # -- statements -------------------------------------------------------------------------
+    def block(self, sc: _Scope, indent: str, min_stmts: int = 1) -> list[str]:
+        count = self.draw(st.integers(min_stmts, 3))
+        out: list[str] = []
+        for _ in range(count):
+            if self.budget <= 0 and out:
+                break
+            self.budget -= 1
+            out += self.stmt(sc, indent)
+        return out or [indent + "pass"]
+
+    def stmt(self, sc: _Scope, ind: str) -> list[str]:
+        kinds = ["ASSIGN", "ASSIGN", "AUG", "ITEM", "ITEM", "MASK", "WHOLE", "COUNT", "TEMP"]
+        if sc.depth < self.max_depth:
+            kinds += ["IF", "IF", "FOR", "WHILE"]
+        if sc.in_loop:
+            kinds += ["BREAK", "CONTINUE"]
+        if sc.depth > 0:
+            kinds += ["RETURN"]
+        kind = self.pick(kinds)
+        if kind == "ASSIGN":
+            return [f"{ind}{self.pick(FLOAT_SCALARS)} = {self.fexpr(sc)}"]
+        if kind == "AUG":
+            return [f"{ind}{self.pick(FLOAT_SCALARS)} {self.pick(['+=', '-='])} {self.fexpr(sc)}"]
+        if kind == "COUNT":
+            return [f"{ind}c += 1"]
+        if kind == "TEMP":
+            # a name first assigned here and only used right after
+            return [f"{ind}u = {self.fexpr(sc)}", f"{ind}{self.pick(FLOAT_SCALARS)} = u * 0.5"]
+        if kind == "ITEM":
+            arr = self.pick(ARRAYS)
+            form = self.pick(["SET", "ADD", "SLICE"])
+            if form == "SET":
+                return [f"{ind}{arr}[{self.index(sc)}] = {self.fexpr(sc)}"]
+            if form == "ADD":
+                return [f"{ind}{arr}[{self.index(sc)}] {self.pick(['+=', '-='])} {self.fexpr(sc)}"]
+            sl = self.pick(["1:", ":2", "1:3", ":k"])
+            return [f"{ind}{arr}[{sl}] = {self.fexpr(sc)}"]
+        if kind == "MASK":
+            arr = self.pick(ARRAYS)
+            other = self.pick(ARRAYS)
+            op = self.pick([">", "<"])
+            value = self.pick(list(FLOAT_CONSTS) + ["s", "a"])
+            return [f"{ind}{arr}[{other} {op} {self.pick(['0.0', '0.5', 's', 'a'])}] = {value}"]
+        if kind == "WHOLE":
+            arr = self.pick(ARRAYS)
+            other = self.pick(ARRAYS)
+            return [f"{ind}{arr} = {arr} * 0.5 + {self.pick([other, self.atom(sc, 1)])}"]
+        if kind == "BREAK":
+            return self.guarded(sc, ind, "break")
+        if kind == "CONTINUE":
+            return self.guarded(sc, ind, "continue")
+        if kind == "RETURN":
+            return self.guarded(sc, ind, self.ret)
+        if kind == "IF":
+            return self.if_stmt(sc, ind)
+        if kind == "FOR":
+            return self.for_stmt(sc, ind)
+        return self.while_stmt(sc, ind)
+
+    def guarded(self, sc: _Scope, ind: str, what: str) -> list[str]:
+        if self.chance(0.8):
+            return [f"{ind}if {self.cond(sc)}:", f"{ind}    {what}"]
+        return [f"{ind}{what}"]
+
+    def inner(self, sc: _Scope, loop: tuple[str, str] | None = None) -> _Scope:
+        loops = sc.loops + ([loop] if loop else [])
+        return _Scope(sc.depth + 1, loops)
+
+    def if_stmt(self, sc: _Scope, ind: str) -> list[str]:
+        out = [f"{ind}if {self.cond(sc)}:"] + self.block(self.inner(sc), ind + "    ")
+        for _ in range(self.draw(st.integers(0, 2))):
+            out += [f"{ind}elif {self.cond(sc)}:"] + self.block(self.inner(sc), ind + "    ")
+        if self.chance(0.5):
+            out += [f"{ind}else:"] + self.block(self.inner(sc), ind + "    ")
+        return out
+
+    def loop_var(self, sc: _Scope) -> str:
+        return LOOP_VARS[len(sc.loops)]
+
+    def for_stmt(self, sc: _Scope, ind: str) -> list[str]:
+        var = self.loop_var(sc)
+        form = self.pick(["range_n", "range_k", "range_2", "iter", "enum"])
+        if form == "range_n":
+            head = f"for {var} in range(n):"
+        elif form == "range_k":
+            head = f"for {var} in range(k):"
+        elif form == "range_2":
+            head = f"for {var} in range(1, n, 2):"
+        elif form == "iter":
+            head = f"for {var} in {self.pick(ARRAYS)}:"
+        else:
+            head = f"for {var}, v{var} in enumerate({self.pick(ARRAYS)}):"
+        body_sc = self.inner(sc, (var, form))
+        if form == "enum":
+            body_sc.loops.append((f"v{var}", "iter"))
+        return [ind + head] + self.block(body_sc, ind + "    ")
+
+    def while_stmt(self, sc: _Scope, ind: str) -> list[str]:
+        var = self.loop_var(sc)
+        cond = self.cond(sc) if self.chance(0.8) else None
+        head = f"while {var} < n and ({cond}):" if cond else f"while {var} < n:"
+        body = [f"{ind}    {var} += 1"] + self.block(self.inner(sc, (var, "while")), ind + "    ")
+        return [f"{ind}{var} = 0", ind + head] + body
+
+
+INITS = {
+    "s": ("0.0", "a", "jnp.sum(x)", "x[0]", "1.0"),
+    "t": ("0.0", "a * 0.5", "y[1]", "jnp.max(y)", "-1.0"),
+}
+
+
+@st.composite
+def programs(draw: Any, max_stmts: int = 8, max_depth: int = 3) -> str:
+    """Source text of a module defining ``f(x, y, a, k)``."""
+    g = _Gen(draw, max_stmts, max_depth)
+    sc = _Scope()
+    lines = ["import jax.numpy as jnp", "", "", "def f(x, y, a, k):", "    n = x.shape[0]"]
+    for name, inits in INITS.items():
+        lines.append(f"    {name} = {g.pick(inits)}")
+    lines.append("    c = 0")
+    lines += g.block(sc, "    ")
+    lines.append("    " + g.ret)
+    return "\n".join(lines) + "\n"
+
+
+_DYADIC = st.integers(-12, 12).map(lambda v: v / 4)
+
+
+@st.composite
+def inputs(draw: Any, n: int | None = None) -> tuple[Any, ...]:
+    """Arguments for ``f(x, y, a, k)``: float32 vectors of length n, a float32 scalar, an int."""
+    if n is None:
+        n = draw(st.integers(3, 5))
+    x = np.array(draw(st.lists(_DYADIC, min_size=n, max_size=n)), dtype=np.float32)
+    y = np.array(draw(st.lists(_DYADIC, min_size=n, max_size=n)), dtype=np.float32)
+    a = np.float32(draw(_DYADIC))
+    k = draw(st.integers(0, 3))
+    return (x, y, a, k)
+
+
+@st.composite
+def cases(draw: Any, n_inputs: int = 2, max_stmts: int = 8, max_depth: int = 3) -> Program:
+    """A program and ``n_inputs`` argument tuples of one shape (one compile when k is traced)."""
+    src = draw(programs(max_stmts=max_stmts, max_depth=max_depth))
+    n = draw(st.integers(3, 5))
+    return Program(src, [draw(inputs(n)) for _ in range(n_inputs)])

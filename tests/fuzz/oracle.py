@@ -1,0 +1,310 @@
+"""Run a generated program both ways and classify the outcome.
+
+The eager original runs with NumPy standing in for ``jnp`` (so ``x[i] = v`` mutates NumPy
+arrays, as its author meant) with jax's 32-bit default dtypes. The converted text runs under
+``jax.jit`` with the static arguments its ``FunctionConversion`` inferred.
+
+Outcomes (``Outcome.kind``):
+
+- ``converted``: the converted function ran under jit and matched the eager original on every
+  input (value, shape, dtype) -- with or without informational refusals;
+- ``refused``: jit failed on the converted function and the conversion reported refusals;
+- ``invalid``: the eager original itself failed (a generator bug, not the converter's);
+- bugs: ``crash`` (the rewriter raised), ``unparsable`` (the output does not parse),
+  ``not-idempotent`` (converting the output again changes it), ``jit-error`` (jit failed and
+  nothing was refused), ``wrong`` (a different value, shape or dtype), ``refusal-changed``
+  (a refused statement was rewritten anyway).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import autojit  # noqa: E402
+
+BUGS = ("crash", "unparsable", "not-idempotent", "jit-error", "wrong", "refusal-changed")
+OK = ("converted", "refused")
+
+
+class NumpyAsJnp:
+    """``jax.numpy`` played by NumPy with jax's default dtypes (float32, int32)."""
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(np, name)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return _narrow(attr(*args, **kwargs))
+
+        return call
+
+
+def _narrow(v: Any) -> Any:
+    if isinstance(v, (np.ndarray, np.generic)):
+        if v.dtype == np.float64:
+            return v.astype(np.float32)
+        if v.dtype == np.int64:
+            return v.astype(np.int32)
+    return v
+
+
+@dataclass
+class Outcome:
+    kind: str
+    source: str
+    converted: str = ""
+    detail: str = ""
+    refusals: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+
+    @property
+    def is_bug(self) -> bool:
+        return self.kind in BUGS
+
+    def report(self) -> str:
+        parts = [f"# outcome: {self.kind}", self.source]
+        if self.converted and self.converted != self.source:
+            parts += ["# converted:", self.converted]
+        if self.refusals:
+            parts.append("# refusals:\n" + "\n".join(f"#   {r}" for r in self.refusals))
+        if self.detail:
+            parts.append("# detail:\n" + "\n".join(f"#   {d}" for d in self.detail.splitlines()))
+        return "\n".join(parts) + "\n"
+
+
+def _exec(text: str, name: str = "f") -> Callable:
+    ns: dict[str, Any] = {"__name__": "aj_fuzz"}
+    exec(compile(text, "<fuzz>", "exec"), ns)
+    return ns[name]
+
+
+def _copy(v: Any) -> Any:
+    return v.copy() if isinstance(v, (np.ndarray, np.generic)) else v
+
+
+def _leaf(v: Any) -> tuple[np.ndarray, np.dtype]:
+    arr = np.asarray(v)
+    if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
+        return arr, np.dtype(jax.dtypes.canonicalize_dtype(arr.dtype))
+    return arr, arr.dtype
+
+
+def compare(expected: Any, got: Any, rtol: float = 1e-4, atol: float = 1e-4) -> str | None:
+    """None when equal (structure, shape, dtype, value; NaN == NaN), else what differs."""
+    e_leaves, e_tree = jax.tree_util.tree_flatten(expected)
+    g_leaves, g_tree = jax.tree_util.tree_flatten(got)
+    if e_tree != g_tree:
+        return f"structure {e_tree} != {g_tree}"
+    for pos, (e, g) in enumerate(zip(e_leaves, g_leaves, strict=True)):
+        ea, edt = _leaf(e)
+        ga = np.asarray(g)
+        if ea.shape != ga.shape:
+            return f"output {pos}: shape {ea.shape} != {ga.shape}"
+        if edt != ga.dtype:
+            return f"output {pos}: dtype {edt} != {ga.dtype}"
+        if not np.allclose(ga, ea, rtol=rtol, atol=atol, equal_nan=True):
+            return f"output {pos}: eager {ea.tolist()!r} != jit {ga.tolist()!r}"
+    return None
+
+
+def _last_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _refused_kept(source: str, converted: str, refusals: Sequence[Any]) -> str | None:
+    """A refused statement is left as it is: its first line is still in the output."""
+    src_lines = source.splitlines()
+    out_lines = {line.strip() for line in converted.splitlines()}
+    for r in refusals:
+        line = src_lines[r.location.line - 1].strip()
+        if line and line not in out_lines:
+            return f"{r.code} at line {r.location.line}: {line!r} is not in the output"
+    return None
+
+
+def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outcome:
+    """Convert ``source``, run both ways on every input, classify."""
+    out = Outcome("converted", source)
+    try:
+        conv = autojit.convert_source(source, "fuzz.py", all_functions=True)
+    except Exception as exc:  # a crash of the rewriter
+        out.kind = "crash"
+        out.detail = traceback.format_exc(limit=-4)
+        out.detail = _last_line(exc) + "\n" + out.detail
+        return out
+    out.converted = conv.text
+    out.refusals = [f"{r.code} line {r.location.line}: {r.reason}" for r in conv.refusals]
+    out.changes = [f"{c.code} line {c.location.line}: {c.message}" for c in conv.changes]
+    try:
+        ast.parse(conv.text)
+    except SyntaxError as exc:
+        out.kind = "unparsable"
+        out.detail = _last_line(exc)
+        return out
+    try:
+        again = autojit.convert_source(conv.text, "fuzz.py", all_functions=True).text
+    except Exception as exc:
+        out.kind = "crash"
+        out.detail = "on converting the output again: " + _last_line(exc)
+        return out
+    if again != conv.text:
+        out.kind = "not-idempotent"
+        out.detail = "second conversion:\n" + again
+        return out
+
+    original = _exec(source, name)
+    original.__globals__["jnp"] = NumpyAsJnp()
+    expected = []
+    for args in inputs:
+        try:
+            expected.append(original(*[_copy(a) for a in args]))
+        except Exception as exc:
+            out.kind = "invalid"
+            out.detail = "the eager original failed: " + _last_line(exc)
+            return out
+
+    try:
+        converted = _exec(conv.text, name)
+        statics = conv.function(name).static_argnames
+        jitted = jax.jit(converted, static_argnames=statics)
+        got = [jitted(*[_copy(a) for a in args]) for args in inputs]
+    except Exception as exc:
+        if conv.refusals:
+            out.kind = "refused"
+            out.detail = _last_line(exc)
+        else:
+            out.kind = "jit-error"
+            out.detail = _last_line(exc)
+        return out
+    for args, e, g in zip(inputs, expected, got, strict=True):
+        diff = compare(e, g)
+        if diff is not None:
+            out.kind = "wrong"
+            shown = ", ".join(_show(a) for a in args)
+            out.detail = f"{diff}\ninputs: {shown}"
+            return out
+    kept = _refused_kept(source, conv.text, conv.refusals)
+    if kept is not None:
+        out.kind = "refusal-changed"
+        out.detail = kept
+    return out
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"np.array({v.tolist()!r}, dtype=np.{v.dtype})"
+    if isinstance(v, np.generic):
+        return f"np.{type(v).__name__}({v.item()!r})"
+    return repr(v)
+
+
+def eager_ok(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> bool:
+    """Whether the original runs eagerly on every input (a reduced program must stay valid)."""
+    if _unbound_names(source):
+        return False
+    try:
+        original = _exec(source, name)
+        original.__globals__["jnp"] = NumpyAsJnp()
+        for args in inputs:
+            original(*[_copy(a) for a in args])
+    except Exception:
+        return False
+    return True
+
+
+def _unbound_names(source: str) -> set[str]:
+    """Names read in the function but bound nowhere in it (a reduced program that still runs
+    because the read is never reached is not a program anyone writes)."""
+    fn = ast.parse(source).body[-1]
+    assert isinstance(fn, ast.FunctionDef)
+    bound = {a.arg for a in fn.args.args} | {"jnp", "range", "enumerate", "float", "np"}
+    read = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                read.add(node.id)
+            else:
+                bound.add(node.id)
+    return read - bound
+
+
+# -- reducing a failing program ---------------------------------------------------------------
+
+
+def _stmt_lists(tree: ast.AST) -> list[list[ast.stmt]]:
+    out = []
+    for node in ast.walk(tree):
+        for fld in ("body", "orelse"):
+            block = getattr(node, fld, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                out.append(block)
+    return out
+
+
+def reduce(
+    source: str, inputs: Sequence[tuple[Any, ...]], kind: str, max_tries: int = 300
+) -> tuple[str, list[tuple[Any, ...]]]:
+    """Delete statements (and inputs) while the program still fails with ``kind``."""
+
+    def fails(src: str, ins: Sequence[tuple[Any, ...]]) -> bool:
+        try:
+            return eager_ok(src, ins) and run(src, ins).kind == kind
+        except Exception:
+            return False
+
+    tries = 0
+    if len(inputs) > 1:
+        for one in inputs:
+            tries += 1
+            if fails(source, [one]):
+                inputs = [one]
+                break
+    progress = True
+    while progress and tries < max_tries:
+        progress = False
+        tree = ast.parse(source)
+        fn = tree.body[-1]
+        candidates: list[tuple[list[ast.stmt], int]] = []
+        for block in _stmt_lists(fn):
+            for i in range(len(block)):
+                candidates.append((block, i))
+        for block, i in candidates:
+            if block is fn.body and (i == 0 or i == len(block) - 1):
+                continue  # keep `n = ...` and the final return
+            tries += 1
+            if tries > max_tries:
+                break
+            saved = block[i]
+            replacements: list[list[ast.stmt]] = [[]]
+            if isinstance(saved, (ast.If, ast.For, ast.While)):
+                replacements.append(saved.body)  # hoist the body
+            for repl in replacements:
+                block[i : i + 1] = repl or [ast.Pass()]
+                candidate = ast.unparse(_drop_passes(ast.parse(ast.unparse(tree))))
+                block[i : i + len(repl or [1])] = [saved]
+                if candidate != source and fails(candidate, inputs):
+                    source = candidate + "\n"
+                    progress = True
+                    break
+            if progress:
+                break
+    return source, list(inputs)
+
+
+def _drop_passes(tree: ast.AST) -> ast.AST:
+    for block in _stmt_lists(tree):
+        kept = [s for s in block if not isinstance(s, ast.Pass)]
+        block[:] = kept or [ast.Pass()]
+    return tree

@@ -26,6 +26,8 @@ The functions whose result size depends on the values (``jnp.nonzero``, one-argu
 
 from __future__ import annotations
 
+import re
+
 import gast
 
 from ..analysis import Kind, dotted_name
@@ -33,6 +35,12 @@ from ..templates import copy_expr, name, replace_expr
 from .base import Context, walk_statements
 
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
+
+# what a function's text must contain for this converter to have work there (a superset)
+TRIGGER = re.compile(
+    r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b"
+    r"|\b(?:sum|prod|mean|max|min|amax|amin|len|nonzero|flatnonzero|where|unique|argwhere)\s*\("
+)
 
 _REDUCTIONS = ("sum", "prod", "mean", "max", "min")
 _MAYBE = "; the index may also be integers: chosen by its dtype at trace time"

@@ -219,8 +219,11 @@ def run_rounds(fns, args, rounds: int, calls: int) -> list[list[float]]:
         for _ in range(20):
             block(c(*args))
     per: list[list[float]] = [[] for _ in fns]
+    order = list(range(len(fns)))
     for _ in range(rounds):
-        for i, c in enumerate(compiled):
+        order.reverse()  # alternate which one goes first
+        for i in order:
+            c = compiled[i]
             t = time.perf_counter()
             for _ in range(calls):
                 out = c(*args)

@@ -841,3 +841,11 @@ def test_boolean_operators_hypothesis(x, d, lo, hi):
     for e, g in zip(expected, got, strict=True):
         assert np.asarray(e).dtype == np.asarray(g).dtype or np.asarray(e).dtype == np.bool_
         np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+def test_assert_on_traced_value_reported():
+    text = HEADER + "def f(x):\n    assert x > 0, 'positive'\n    return jnp.sqrt(x)\n"
+    c = convert(text)
+    (r,) = [r for r in c.refusals if r.code == "AJ911"]
+    assert r.location.line == 6
+    assert c.text == text

@@ -265,6 +265,15 @@ class _Conditionals:
             if _is_print(s) and self.ctx.allowed("AJ106", s):
                 self._print(s, block)
                 continue
+            if isinstance(s, gast.Assert) and self.value(s.test, s).traced:
+                self.ctx.refuse(
+                    "AJ911",
+                    s,
+                    f"`assert {self._src(s.test)}` checks a traced value, which jit cannot turn "
+                    f"into a Python bool; use jax.experimental.checkify (checkify.check) or "
+                    f"drop the assert from the jitted function",
+                )
+                continue
             rw = _ExprRewriter(self, s)
             for fname, val in gast.iter_fields(s):
                 if fname in ("body", "orelse", "finalbody", "handlers"):

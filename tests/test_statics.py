@@ -99,6 +99,13 @@ POSITIVE = [
         [(X, 0), (X, 5), (X, 12)],
     ),
     (
+        "loop-counter-sets-a-shape",  # the loop stays Python, unrolled for each static n
+        "def f(x, n):\n    out = []\n    for i in range(1, n + 1):\n"
+        "        out.append(x[:i].sum())\n    return jnp.stack(out)\n",
+        ("n",),
+        [(X, 1), (X, 4), (X, 12)],
+    ),
+    (
         "dtype-param",
         "def f(x, dtype):\n    return x.astype(dtype) + jnp.zeros(3, dtype)[0]\n",
         ("dtype",),
@@ -236,6 +243,11 @@ NEGATIVE = [
         [(X, X), (X, None)],
     ),
     ("dynamic-index", "def f(x, i):\n    return x[i] + jnp.take(x, i)\n", [(X, 3), (X, I32(5))]),
+    (
+        "loop-counter-as-index",  # a traced loop count: the loop is converted, not made static
+        "def f(x, n):\n    s = 0.0\n    for i in range(n):\n        s = s + x[i]\n    return s\n",
+        [(X, 3), (X, I32(7))],
+    ),
     (
         "array-annotation-wins",  # the user says: an array, never static
         "def f(x, n: jax.Array):\n    return x * n\n",

@@ -241,6 +241,11 @@ def _derived(fn, params: list[str]) -> dict[str, set[str]]:
             assigns.append((targets, _reads(node.value) - _shape_only_reads(node.value)))
         elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             assigns.append(({node.target.id}, _reads(node.value) | {node.target.id}))
+        elif isinstance(node, gast.For):
+            # `for i in range(n): x[:i]`: a loop whose counter sets a shape needs a static
+            # count (the loop then stays Python, unrolled when jax traces)
+            targets = expr_activity(node.target).writes
+            assigns.append((targets, _reads(node.iter) - _shape_only_reads(node.iter)))
     for _ in range(4):
         for targets, reads in assigns:
             src: set[str] = set()

@@ -32,8 +32,15 @@ class SourceText:
     def __init__(self, text: str) -> None:
         self.text_ = text
         self.line_starts = [0]
-        for m in re.finditer(r"\r\n|\r|\n", text):
-            self.line_starts.append(m.end())
+        if "\r" not in text:  # the common case, without a regex scan
+            find, append = text.find, self.line_starts.append
+            i = find("\n")
+            while i >= 0:
+                append(i + 1)
+                i = find("\n", i + 1)
+        else:
+            for m in re.finditer(r"\r\n|\r|\n", text):
+                self.line_starts.append(m.end())
         self.edits: list[Edit] = []
         self._lines_cache: dict[int, str] = {}
 
@@ -99,6 +106,7 @@ class SourceText:
                 out.append(self.text_[pos : e.start])
                 out.append(e.text)
                 pos = e.end
+            i += 1
         out.append(self.text_[pos:end])
         return "".join(out)
 
@@ -128,6 +136,10 @@ class SourceText:
 
     def result(self) -> str:
         return self.text((0, len(self.text_)))
+
+
+def _edit_start(e: Edit) -> int:
+    return e.start
 
 
 def newline_of(text: str) -> str:

@@ -7,10 +7,13 @@ returns a :class:`~autojit.model.Conversion`.
 from __future__ import annotations
 
 import ast
+import functools
+import gc
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
 import gast
 
@@ -26,6 +29,23 @@ from .source import SourceText, newline_of
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
 _TRANSFORMS = r"(?:jit|vmap|grad|value_and_grad|pmap|jacfwd|jacrev|hessian|checkpoint|remat|convert|scan|fori_loop|while_loop|cond)"
 _PASSED = re.compile(r"\b" + _TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
+_PASSED_AT = re.compile(_TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
+_TRANSFORM_NAMES = _TRANSFORMS[3:-1].split("|")
+
+
+def _passed_names(text: str) -> set[str]:
+    """Names passed to a jax transform (`jax.jit(f)`): `_PASSED.findall`, but found from the
+    occurrences of each transform's name (a plain text search) instead of a regex scan."""
+    out: set[str] = set()
+    for t in _TRANSFORM_NAMES:
+        i = text.find(t)
+        while i >= 0:
+            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+                m = _PASSED_AT.match(text, i)
+                if m:
+                    out.add(m.group(1))
+            i = text.find(t, i + 1)
+    return out
 
 # The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
 Converter = Callable[[Context], None]
@@ -60,6 +80,28 @@ class _Candidate:
     qualname: str
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _without_gc(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run ``fn`` with the cyclic garbage collector paused: conversion allocates many small
+    acyclic nodes, and collection passes over them cost a sixth of the time. Restored after."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return wrapper
+
+
+@_without_gc
 def convert_source(
     text: str,
     filename: str = "<string>",
@@ -98,8 +140,16 @@ def convert_source(
 
 
 def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]:
-    passed = set(_PASSED.findall(text))
+    passed = _passed_names(text)
     aliases = scope.jax_aliases
+    if any(m == "jax" or m.startswith("jax.") for m in scope.modules.values()) or any(
+        m.startswith("jax.") for m in scope.imported_names.values()
+    ):
+        # the names a conversion may import (`import jax`, `import jax.numpy as jnp`) count as
+        # jax already, so converting the output again picks the same functions (idempotence)
+        bound = set(scope.modules) | set(scope.imported_names) | scope.assigned
+        bound |= set(scope.functions) | scope.classes
+        aliases = aliases | {n for n in ("jax", "jnp") if n not in bound}
     alias_re = (
         re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(aliases))) + r")\b")
         if aliases
@@ -125,7 +175,8 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 if node.end_lineno < len(src.line_starts)
                 else len(text)
             )
-            if alias_re.search(text, start, end):
+            doc = _docstring_span(node, src)
+            if alias_re.search(text, start, doc[0]) or alias_re.search(text, doc[1], end):
                 out.append(_Candidate(node, qual))
 
     for stmt in tree.body:
@@ -136,20 +187,15 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     consider(sub, f"{stmt.name}.")
     # helpers called by a candidate are traced with it: convert them too. Each candidate is
-    # scanned once; a cheap text search finds the module functions it may call, and only a
-    # candidate that may call a function not yet converted is walked to confirm the call.
+    # scanned once; a plain text search finds the module functions it may call, and only a
+    # candidate whose text names a function not yet converted is walked to confirm the call.
     by_name = {c.node.name for c in out}
-    calls_re = (
-        re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, scope.functions)) + r")\s*\(")
-        if scope.functions and only is None
-        else None
-    )
     k = 0
-    while calls_re is not None and k < len(out):
+    while scope.functions and only is None and k < len(out):
         c = out[k]
         k += 1
         start, end = src.stmt_span(c.node)
-        maybe = set(calls_re.findall(text, start, end)) - by_name
+        maybe = {n for n in scope.functions if n not in by_name and text.find(n, start, end) >= 0}
         if not maybe:
             continue
         for n in ast.walk(c.node):
@@ -164,6 +210,20 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                     by_name.add(fn.name)
     out.sort(key=lambda c: c.node.lineno)
     return out
+
+
+def _docstring_span(node, src: SourceText) -> tuple[int, int]:
+    """The offsets of a function's docstring (an empty span at its body when it has none):
+    a mention of `jnp` in prose does not make a function use jax."""
+    first = node.body[0]
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return src.span(first)
+    at = src.span(first)[0]
+    return at, at
 
 
 def _decorated_jax(node, scope: ModuleScope) -> bool:

@@ -444,23 +444,22 @@ def _same_base_offset(lo, hi) -> bool:
 def _shape_only_reads(node) -> set[str]:
     """Names read only through `.shape` / `.ndim` / `len()`: those do not make them static."""
     out = set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Attribute) and sub.attr in ("shape", "ndim", "dtype", "size"):
+    # a name also read elsewhere in the expression is not shape-only
+    counted: dict[str, int] = {}
+    for sub in gast.walk(node):  # one walk for both
+        if isinstance(sub, gast.Name):
+            counted[sub.id] = counted.get(sub.id, 0) + 1
+        elif isinstance(sub, gast.Attribute) and sub.attr in ("shape", "ndim", "dtype", "size"):
             if isinstance(sub.value, gast.Name):
                 out.add(sub.value.id)
-        if (
+        elif (
             isinstance(sub, gast.Call)
             and dotted_name(sub.func) == "len"
             and sub.args
             and isinstance(sub.args[0], gast.Name)
         ):
             out.add(sub.args[0].id)
-    # a name also read elsewhere in the expression is not shape-only
-    counted: dict[str, int] = {}
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Name):
-            counted[sub.id] = counted.get(sub.id, 0) + 1
-    return {n for n in out if counted.get(n, 0) == 1}
+    return {n for n in out if counted.get(n, 0) == 1} if out else out
 
 
 def static_param_index(fn, name: str) -> int | None:

@@ -343,6 +343,8 @@ class ValueAnalysis:
                     return Value(Kind.TRACED, "bool", v.scalar, shape_of=shape_of)
             if v.kind is Kind.LIST or (a.kind is Kind.LIST and isinstance(node.op, gast.Add)):
                 return Value(Kind.LIST)
+            if isinstance(node.op, gast.Mult) and Kind.LIST in (a.kind, b.kind):
+                return Value(Kind.LIST)  # `[0] * n`: a Python list, mutable as it is
             return replace(v, shape_of=shape_of)
         if isinstance(node, gast.UnaryOp):
             v = self.value(node.operand, env)

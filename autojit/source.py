@@ -106,7 +106,6 @@ class SourceText:
                 out.append(self.text_[pos : e.start])
                 out.append(e.text)
                 pos = e.end
-            i += 1
         out.append(self.text_[pos:end])
         return "".join(out)
 
@@ -136,10 +135,6 @@ class SourceText:
 
     def result(self) -> str:
         return self.text((0, len(self.text_)))
-
-
-def _edit_start(e: Edit) -> int:
-    return e.start
 
 
 def newline_of(text: str) -> str:

@@ -7,6 +7,7 @@ re-parses and that converting it again changes nothing.
 
     python benchmarks/throughput.py                 # all of jax
     python benchmarks/throughput.py --limit 100     # the first 100 files
+    python benchmarks/throughput.py --stride 4      # every 4th file (a quick sample)
     python benchmarks/throughput.py --profile       # cProfile of the conversion pass
     python benchmarks/throughput.py --all-functions # every function, not only candidates
 
@@ -33,9 +34,9 @@ def jax_root() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def load_files(root: Path, limit: int | None) -> list[tuple[Path, str, int]]:
+def load_files(root: Path, limit: int | None, stride: int = 1) -> list[tuple[Path, str, int]]:
     out = []
-    for p in sorted(root.rglob("*.py")):
+    for p in sorted(root.rglob("*.py"))[::stride]:
         try:
             text = p.read_text(encoding="utf-8")
             ast.parse(text)
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--root", type=Path, default=None, help="folder of .py files (default: jax)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N files")
+    ap.add_argument("--stride", type=int, default=1, help="only every Nth file (a sample)")
     ap.add_argument("--repeat", type=int, default=3, help="passes per measurement (best is kept)")
     ap.add_argument("--all-functions", action="store_true", help="convert every function")
     ap.add_argument("--profile", action="store_true", help="cProfile the conversion pass")
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from autojit import convert_source
 
     root = args.root or jax_root()
-    files = load_files(root, args.limit)
+    files = load_files(root, args.limit, args.stride)
     lines = sum(n for _p, _t, n in files)
     print(f"{len(files)} files, {lines} lines under {root}")
 

@@ -580,29 +580,35 @@ def _call_index(tree: ast.Module) -> tuple:
     by_func: dict[str, list] = {}
     by_jitted: dict[str, list] = {}
     seq = 0
-
-    def visit(node, loops):
-        nonlocal seq
+    loop_types = (ast.For, ast.While, ast.comprehension)
+    AST, skip = ast.AST, ast.expr_context
+    stack: list[tuple[ast.AST, list]] = [(tree, [])]
+    pop, push = stack.pop, stack.append
+    while stack:  # pre-order, children in order: the order of the recursive visit
+        node, loops = pop()
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             first = node.value.args[:1]
             if first and isinstance(first[0], ast.Name):
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         aliases_of.setdefault(first[0].id, set()).add(t.id)
-        if isinstance(node, ast.Call):
+        elif isinstance(node, ast.Call):
             f = node.func
             seq += 1
             if isinstance(f, ast.Name):
                 by_func.setdefault(f.id, []).append((seq, node, loops))
             elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
                 by_jitted.setdefault(f.args[0].id, []).append((seq, node, loops))
-        inner = (
-            loops + [node] if isinstance(node, (ast.For, ast.While, ast.comprehension)) else loops
-        )
-        for child in ast.iter_child_nodes(node):
-            visit(child, inner)
-
-    visit(tree, [])
+        inner = loops + [node] if isinstance(node, loop_types) else loops
+        children = []
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if isinstance(v, list):
+                children.extend(c for c in v if isinstance(c, AST) and not isinstance(c, skip))
+            elif isinstance(v, AST) and not isinstance(v, skip):
+                children.append(v)
+        for c in reversed(children):
+            push((c, inner))
     index = (by_func, by_jitted, aliases_of)
     _INDEX.clear()  # one module at a time
     _INDEX[id(tree)] = (tree, index)

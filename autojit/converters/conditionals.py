@@ -19,9 +19,10 @@ condition the analysis classifies as traced is rewritten; the rest stay Python:
 - AJ107 `return` under a traced condition -> one exit (see :mod:`.normalize`).
 
 Refused (AJ91x): a name defined in one branch only and read after (AJ910), `raise`/`assert` under
-a traced condition (AJ911), side effects that would run on both paths (AJ912), a condition the
-analysis cannot classify (AJ913, kept as Python), `break`/`continue`/`yield`/`try` in a branch
-(AJ914), a `return` that cannot be brought to one exit (AJ915).
+a traced condition or on a traced value (AJ911), side effects that would run on both paths
+(AJ912), a condition the analysis cannot classify (AJ913, kept as Python),
+`break`/`continue`/`yield`/`try` in a branch (AJ914), a `return` that cannot be brought to one
+exit (AJ915), a branch output that is surely not an array, such as a function (AJ916).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .base import Context
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
-REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915")
+REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916")
 
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
 # arithmetic) costs about as much as the select itself, so both branches are computed and
@@ -87,6 +88,8 @@ class _Conditionals:
         self.stand_in: dict[int, object] = {}
         # generated `y = jnp.where(...)` statements -> the shape key of their value
         self.shape_hint: dict[int, str] = {}
+        # ifs whose returns could not be brought to one exit (already reported)
+        self.lift_failed: set[int] = set()
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -140,8 +143,6 @@ class _Conditionals:
 
     # -- returns -----------------------------------------------------------------------------
     def _normalise_returns(self) -> bool:
-        an = self.an
-
         def traced_if_with_return(s) -> bool:
             if not isinstance(s, gast.If) or not has_return([s]):
                 return False
@@ -149,17 +150,14 @@ class _Conditionals:
                 return True
             return any(traced_if_with_return(x) for x in s.body + s.orelse)
 
-        failed: list = []
-
         def fail(node, reason: str) -> None:
-            failed.append(node)
+            self.lift_failed.add(id(node))
             self.ctx.refuse("AJ915", node, reason)
 
         if not any(traced_if_with_return(s) for s in _all_ifs(self.ctx.fn.body)):
             return False
         if not self.ctx.allowed("AJ107", self.ctx.fn):
             return False
-        del an
         lifted: list = []
         changed = lift_returns(self.ctx.fn.body, traced_if_with_return, fail, lifted)
         if changed:
@@ -415,20 +413,21 @@ class _Conditionals:
             )
             return
         if kind is Kind.UNKNOWN:
-            if _holds_traced_work(self, s):
-                self.ctx.refuse(
-                    "AJ913",
-                    s.test,
-                    f"cannot tell whether `{self._src(s.test)}` is a traced value or a Python "
-                    f"value; kept as a Python `if` (if it is traced, rewrite it with "
-                    f"{self.lax}.cond)",
-                )
+            self.ctx.refuse(
+                "AJ913",
+                s.test,
+                f"cannot tell whether `{self._src(s.test)}` is a traced value or a Python "
+                f"value; kept as a Python `if` (if it is traced, rewrite it with "
+                f"{self.lax}.cond)",
+            )
             return
         if not self.ctx.allowed("AJ101", s):
             return
         self._check_branches(s)
         returning = has_return(s.body) or has_return(s.orelse)
         if returning and not (always_returns(s.body) and always_returns(s.orelse)):
+            if id(s) in self.lift_failed:
+                return
             raise _Refused(
                 "AJ915",
                 s,
@@ -1193,11 +1192,6 @@ class _ExprRewriter(gast.NodeTransformer):
 # -- helpers ------------------------------------------------------------------------------
 def _mixed_boolop(conv, node, stmt) -> bool:
     return isinstance(node, gast.BoolOp) and any(conv.value(v, stmt).traced for v in node.values)
-
-
-def _holds_traced_work(conv, s) -> bool:
-    """Whether an if of unknown kind is worth a report (it does something with arrays)."""
-    return True
 
 
 def _escape(text: str) -> str:

@@ -150,6 +150,13 @@ FORMS = [
         [((arange(5), 1), {})],
     ),
     (
+        "kept-operand-precedence",
+        "def f(x, a, b):\n    x[0] -= (a) - (b)\n    x[1] /= (a) * (b)\n    x[-1] %= a + b\n"
+        "    return x\n",
+        ["AJ302"],
+        [((arange(4), F32(5), F32(2)), {})],
+    ),
+    (
         "local-array",
         "def f(x):\n    out = jnp.zeros(x.shape)\n    out[0] = x[1]\n    out[1:] = x[:-1] * 2\n"
         "    return out\n",
@@ -390,6 +397,29 @@ def test_numpy_buffer_with_static_values_is_left_alone():
 def test_several_targets_are_refused():
     c = _refused("def f(x):\n    x[0], x[1] = x[1], x[0]\n    return x\n", "AJ907", 2)
     assert not c.changed
+
+
+def test_list_built_by_repetition_is_untouched():
+    body = (
+        "def f(x, axis):\n    starts = [0] * x.ndim\n    sizes = 2 * [1]\n"
+        "    starts[axis] = 1\n    sizes[0] += 1\n    return x, starts, sizes\n"
+    )
+    c = convert(HEADER + body)
+    assert not c.changed and not c.refusals, c.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x):\n    for row in x:\n        row[0] = 1.0\n    return x\n",
+        "def f(x):\n    for i, row in enumerate(x):\n        row[0] = 1.0\n    return x\n",
+        "def f(x, y):\n    for a, b in zip(x, y):\n        a[0] = b[0]\n    return x\n",
+    ],
+)
+def test_row_of_loop_is_a_view_of_the_array(body):
+    c = convert(HEADER + body)
+    assert "AJ901" in [r.code for r in c.refusals], (c.refusals, c.text)
+    assert "row.at[" not in c.text and "a.at[" not in c.text
 
 
 def test_lists_and_dicts_are_untouched():

@@ -302,3 +302,43 @@ def test_output_never_imports_autojit():
     assert c.text.count("autojit") == before.count("autojit")
     plain = convert("def f(x):\n    x[x > 0] = 0.0\n    return x\n")
     assert not imports_autojit(plain.text)
+
+
+# -- renderer units: original nodes placed in generated code -----------------------------------
+
+
+def _parsed(text: str):
+    import gast
+
+    from autojit.render import Renderer, mark_original
+    from autojit.source import SourceText
+
+    tree = gast.ast_to_gast(ast.parse(text))
+    fn = tree.body[0]
+    mark_original(fn)
+    return fn, Renderer(SourceText(text))
+
+
+def test_changed_fstring_in_generated_statement_is_unparsed_whole():
+    import copy
+
+    import gast
+
+    fn, r = _parsed("def f(e, d):\n    raise ValueError(f\"bad {d or str(e) + ' >= 0'}\")\n")
+    exc = fn.body[0].exc
+    exc.args[0] = copy.copy(exc.args[0])  # a converter's shallow copy: no longer original
+    new = gast.Raise(exc=exc, cause=None)
+    (line,) = r.stmt(new, "    ")
+    ast.parse(line.strip())
+    assert "' >= 0'" in line or '" >= 0"' in line
+
+
+def test_elif_rendered_alone_is_an_if():
+    text = "def f(x):\n    if x:\n        return 1\n    elif x > 2:  # two\n        return 2\n"
+    fn, r = _parsed(text)
+    inner = fn.body[0].orelse[0]
+    lines = r.stmt(inner, "    ")
+    assert lines[0] == "    if x > 2:  # two"
+    inner.body.append(inner.body[0])  # changed body: rendered from its original header
+    lines = r.stmt(inner, "    ")
+    assert lines[0] == "    if x > 2:  # two"

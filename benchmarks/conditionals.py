@@ -357,6 +357,10 @@ def main() -> None:
         f"jax {jax.__version__}, backend {jax.default_backend()}, "
         f"device {jax.devices()[0].device_kind}, {os.cpu_count()} cpus"
     )
+    # warm the process up (XLA's thread pools, first-compile costs) before the first row
+    for _orig, hand, args in CASES.values():
+        compile_time(hand, args, 1)
+        run_times([load(hand)], args, 2, 20)
     table1(opts.quick)
     table2(opts.quick)
 

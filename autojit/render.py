@@ -528,6 +528,13 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
         else:
             src.replace(start, end, "pass")
         return
+    if isinstance(o, gast.If) and src.text_.startswith("elif", start):
+        # an `elif` replaced by other statements: they go in an `else:` block of their own
+        first = o.body[0]
+        inner = src.indent_of(first) if src.starts_line(first) else indent + "    "
+        lines = [indent + "else:"] + renderer.block(new, inner)
+        src.replace(src.line_starts[o.lineno - 1], end, nl.join(lines))
+        return
     lines = renderer.block(new, indent)
     if src.starts_line(o):
         start = src.line_starts[_first_line(o) - 1]

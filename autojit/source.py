@@ -101,11 +101,15 @@ class SourceText:
             start, end = self.span(node_or_span)
         out = []
         pos = start
-        for e in self.edits:
-            if e.start >= start and e.end <= end:
+        edits = self.edits  # sorted, non-overlapping: the ones inside are a run from `start`
+        i = bisect.bisect_left(edits, start, key=_edit_start)
+        while i < len(edits) and edits[i].start <= end:
+            e = edits[i]
+            if e.end <= end:
                 out.append(self.text_[pos : e.start])
                 out.append(e.text)
                 pos = e.end
+            i += 1
         out.append(self.text_[pos:end])
         return "".join(out)
 
@@ -118,23 +122,32 @@ class SourceText:
 
     def replace(self, start: int, end: int, text: str) -> None:
         """Replace ``[start, end)``; edits inside the range are absorbed, overlaps are a bug."""
-        kept = []
-        for e in self.edits:
-            if e.start >= start and e.end <= end:
-                continue
-            if e.end <= start or e.start >= end:
-                kept.append(e)
-                continue
+        edits = self.edits  # sorted and non-overlapping, so their ends are sorted too
+        i = bisect.bisect_left(edits, start, key=_edit_start)
+        if i > 0 and edits[i - 1].end > start:
+            e = edits[i - 1]
             raise ValueError(f"overlapping edits at {start}:{end} and {e.start}:{e.end}")
-        kept.append(Edit(start, end, text))
-        kept.sort(key=lambda e: (e.start, e.end))
-        self.edits = kept
+        j = i
+        while j < len(edits) and edits[j].start <= end:
+            e = edits[j]
+            if e.end <= end:
+                j += 1  # inside: absorbed
+            elif e.start >= end:
+                break
+            else:
+                raise ValueError(f"overlapping edits at {start}:{end} and {e.start}:{e.end}")
+        edits[i:j] = [Edit(start, end, text)]
 
     def has_edits_in(self, start: int, end: int) -> bool:
-        return any(e.start >= start and e.end <= end for e in self.edits)
+        i = bisect.bisect_left(self.edits, start, key=_edit_start)
+        return i < len(self.edits) and self.edits[i].end <= end
 
     def result(self) -> str:
         return self.text((0, len(self.text_)))
+
+
+def _edit_start(e: Edit) -> int:
+    return e.start
 
 
 def newline_of(text: str) -> str:

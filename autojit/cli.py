@@ -17,10 +17,10 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -210,24 +210,31 @@ def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
         return result
     result.new_text = result.text
     try:
-        conversion = convert_source(
-            result.text,
-            path,
-            select=settings.select,
-            ignore=settings.ignore,
-            only=list(settings.functions) or None,
-            all_functions=settings.all_functions,
+        conversion = _deep_retry(
+            lambda: convert_source(
+                result.text,
+                path,
+                select=settings.select,
+                ignore=settings.ignore,
+                only=list(settings.functions) or None,
+                all_functions=settings.all_functions,
+            )
         )
+    except RecursionError:
+        result.error = _too_deep(result.text)
+        return result
     except SyntaxError as exc:
         try:  # the user's syntax error, or one inside autojit (e.g. from gast)?
             ast.parse(result.text, path)
         except (SyntaxError, ValueError):
             result.error = _syntax_error(exc)
+            if not exc.lineno:
+                result.error = _at_nul(result.text, result.error)
         else:
             result.error = FileError("E000", f"internal error: SyntaxError: {exc}")
         return result
     except ValueError as exc:  # e.g. null bytes on older Pythons
-        result.error = FileError("E999", f"SyntaxError: {exc}")
+        result.error = _at_nul(result.text, FileError("E999", f"SyntaxError: {exc}"))
         return result
     except ConversionError as exc:
         result.error = FileError("E000", f"cannot convert: {exc}")
@@ -259,10 +266,96 @@ def convert_bytes(path: str, data: bytes, settings: Settings) -> FileResult:
     return result
 
 
+def _at_nul(text: str, error: FileError) -> FileError:
+    """Point a "null bytes" error (which Python reports without a position) at the first one."""
+    nul = text.find("\0")
+    if nul >= 0:
+        error.line = text.count("\n", 0, nul) + 1
+        error.col = nul - (text.rfind("\n", 0, nul) + 1) + 1
+    return error
+
+
+_T = TypeVar("_T")
+
+
+def _deep_retry(work: Callable[[], _T]) -> _T:
+    """Run ``work``; if it hits Python's recursion limit (a very long or deeply nested
+    expression), run it once more in a thread with a large stack and a high recursion limit."""
+    try:
+        return work()
+    except RecursionError:
+        pass
+    import threading
+
+    out: list[Any] = []
+
+    def run() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 200_000))
+        try:
+            out.append(work())
+        except BaseException as exc:  # re-raised in the calling thread
+            out.append(exc)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    old_size = threading.stack_size()
+    try:
+        threading.stack_size(512 * 1024 * 1024)
+        thread = threading.Thread(target=run, name="autojit-deep")
+    finally:
+        threading.stack_size(old_size)
+    thread.start()
+    thread.join()
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]  # type: ignore[no-any-return]
+
+
+def _too_deep(text: str) -> FileError:
+    """The error for a file whose expressions are nested too deeply to parse or convert, at the
+    line of the longest logical line (tokenizing does not recurse)."""
+    import io
+    import tokenize
+
+    line, best, count, start = 1, -1, 0, 1
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if count == 0:
+                start = tok.start[0]
+            count += 1
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if count > best:
+                    line, best = start, count
+                count = 0
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    try:
+        ast.parse(text)
+    except (RecursionError, MemoryError):
+        return FileError(
+            "E999",
+            "SyntaxError: an expression is nested too deeply for Python's parser "
+            "(RecursionError)",
+            line,
+        )
+    except (SyntaxError, ValueError) as exc:
+        return _syntax_error(exc) if isinstance(exc, SyntaxError) else FileError("E999", str(exc))
+    return FileError(
+        "E000",
+        "cannot convert: an expression is nested too deeply (RecursionError); left as is",
+        line,
+    )
+
+
 def _unparsable(text: str) -> FileError | None:
     """Never write a file that does not parse: the error to report if ``text`` does not."""
     try:
-        ast.parse(text)
+        _deep_retry(lambda: ast.parse(text))
+    except (RecursionError, MemoryError):
+        return FileError(
+            "E000", "internal error: the converted file is nested too deeply to parse; left as is"
+        )
     except (SyntaxError, ValueError) as exc:
         where = f" at line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)

@@ -153,17 +153,6 @@ def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outc
         out.kind = "unparsable"
         out.detail = _last_line(exc)
         return out
-    try:
-        again = autojit.convert_source(conv.text, "fuzz.py", all_functions=True).text
-    except Exception as exc:
-        out.kind = "crash"
-        out.detail = "on converting the output again: " + _last_line(exc)
-        return out
-    if again != conv.text:
-        out.kind = "not-idempotent"
-        out.detail = "second conversion:\n" + again
-        return out
-
     original = _exec(source, name)
     original.__globals__["jnp"] = NumpyAsJnp()
     expected = []
@@ -184,6 +173,9 @@ def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outc
         if conv.refusals:
             out.kind = "refused"
             out.detail = _last_line(exc)
+            not_idempotent = _idempotence(conv.text)
+            if not_idempotent is not None:
+                out.kind, out.detail = not_idempotent
         else:
             out.kind = "jit-error"
             out.detail = _last_line(exc)
@@ -195,11 +187,26 @@ def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outc
             shown = ", ".join(_show(a) for a in args)
             out.detail = f"{diff}\ninputs: {shown}"
             return out
+    not_idempotent = _idempotence(conv.text)
+    if not_idempotent is not None:
+        out.kind, out.detail = not_idempotent
+        return out
     kept = _refused_kept(source, conv.text, conv.refusals)
     if kept is not None:
         out.kind = "refusal-changed"
         out.detail = kept
     return out
+
+
+def _idempotence(text: str) -> tuple[str, str] | None:
+    """Converting the output again changes nothing: else (kind, detail)."""
+    try:
+        again = autojit.convert_source(text, "fuzz.py", all_functions=True).text
+    except Exception as exc:
+        return "crash", "on converting the output again: " + _last_line(exc)
+    if again != text:
+        return "not-idempotent", "second conversion:\n" + again
+    return None
 
 
 def _show(v: Any) -> str:

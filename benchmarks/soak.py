@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REDUCE_PER_KIND = 8  # reducing costs hundreds of runs: the first few of each kind per worker
+REDUCE_PER_KIND = 3  # reducing costs ~150 runs: the first few of each kind per worker
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -64,7 +64,7 @@ def _work(args: tuple[int, int, int, str, bool]) -> dict[str, Any]:
             source, inputs = program.source, program.inputs
             reduced[outcome.kind] += 1
             if do_reduce and reduced[outcome.kind] <= REDUCE_PER_KIND:
-                source, inputs = oracle.reduce(source, inputs, outcome.kind)
+                source, inputs = oracle.reduce(source, inputs, outcome.kind, max_tries=150)
                 outcome = oracle.run(source, inputs)
             digest = hashlib.sha1(source.encode()).hexdigest()[:10]
             path = Path(out_dir) / f"{outcome.kind}-{digest}.py"

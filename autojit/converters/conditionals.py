@@ -807,9 +807,15 @@ class _Conditionals:
         if not plan.outs:
             return
         rets = [fn.body[-1] for fn in fns]
+        self._fns = fns
         for k, n in enumerate(plan.outs):
             vals = [self._out_values(s, i, n) for i in range(2)]
             exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
+            if vals[0].static and vals[1].static:
+                for i, target in enumerate(_python_promotion(vals)):
+                    if target is not None:
+                        _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
+                continue
             for i in range(2):
                 j = 1 - i
                 # a Python bool against an array: bool is the lowest type, so jax's own
@@ -831,8 +837,24 @@ class _Conditionals:
                 return None
         return None
 
+    def _other_types(self, fn, other_fn: str, ops: list[str]) -> str:
+        """`jax.eval_shape(other_fn, *ops)`: the types the other branch gives. Taken at the top
+        of ``fn`` when ``fn`` rebinds an operand (the other branch must see the inputs)."""
+        call = f"{self.jax}.eval_shape({other_fn}{', ' if ops else ''}{', '.join(ops)})"
+        rebinds = set()
+        for st in fn.body:
+            rebinds |= self.an.activity.of(st).writes
+        if not (rebinds & set(ops)):
+            return call
+        cache = self.__dict__.setdefault("_types_of", {})
+        if id(fn) not in cache:
+            var = self.ctx.fresh("other_types")
+            fn.body.insert(0, replace(f"V = {call}", V=var)[0])
+            cache[id(fn)] = var
+        return cache[id(fn)]
+
     def _promote_static_side(self, rets, k, nouts, i, j, n, static_expr, other, names_, plan):
-        jnp, jax = self.jnp, self.jax
+        jnp = self.jnp
 
         def slot(ret, new):
             if nouts == 1:
@@ -848,16 +870,11 @@ class _Conditionals:
         ):
             lit = gast.Constant(value=static_expr.value, kind=None)
             slot(rets[j], replace_expr(f"{jnp}.asarray(N, {jnp}.result_type(N, L))", N=n, L=lit))
-        ops = ", ".join(plan.operands)
-        other_fn = names_[j]
+        types = self._other_types(self._fns[i], names_[j], plan.operands)
         index = f"[{k}]" if nouts > 1 else ""
         slot(
             rets[i],
-            replace_expr(
-                f"{jnp}.asarray(N, {jnp}.result_type({jax}.eval_shape({other_fn}"
-                f"{', ' if ops else ''}{ops}){index}.dtype, N))",
-                N=n,
-            ),
+            replace_expr(f"{jnp}.asarray(N, {jnp}.result_type({types}{index}.dtype, N))", N=n),
         )
 
     # -- returning if -> return cond(...) / return where(...) ---------------------------------
@@ -960,10 +977,20 @@ class _Conditionals:
             else:
                 r.value.elts[k] = new
 
-        jnp, jax = self.jnp, self.jax
-        args = ", ".join(ops)
+        jnp = self.jnp
         for k in slots:
             kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
+            flat = [v for side in kinds for v in side]
+            if all(v.static for v in flat):
+                # Python numbers on every path: the wider Python type on all of them
+                dts = {v.dtype for v in flat}
+                if None not in dts and len(dts) > 1:
+                    target = "float" if "float" in dts else "int"
+                    for side_r, side_v in zip(rets, kinds, strict=True):
+                        for r, v in zip(side_r, side_v, strict=True):
+                            if v.dtype != target:
+                                put(r, k, replace_expr(f"{target}(V)", V=get(r, k)))
+                continue
             for i in range(2):
                 j = 1 - i
                 if not any(v.kind in (Kind.TRACED, Kind.UNKNOWN) for v in kinds[j]):
@@ -972,19 +999,17 @@ class _Conditionals:
                     lit = get(r, k)
                     if not v.static or v.dtype == "bool":
                         continue
-                    if not (isinstance(lit, gast.Constant) or v.dtype in ("int", "float")):
-                        continue
                     if isinstance(lit, gast.Constant) and isinstance(lit.value, float):
                         for r2, v2 in zip(rets[j], kinds[j], strict=True):
                             if v2.dtype != "float" and not v2.static:
                                 self._upcast(fns[j], r2, k, lit.value, get, put)
                     index = f"[{k}]" if k is not None else ""
+                    types = self._other_types(fns[i], names_[j], ops)
                     put(
                         r,
                         k,
                         replace_expr(
-                            f"{jnp}.asarray(V, {jnp}.result_type({jax}.eval_shape({names_[j]}"
-                            f"{', ' if args else ''}{args}){index}.dtype, V2))",
+                            f"{jnp}.asarray(V, {jnp}.result_type({types}{index}.dtype, V2))",
                             V=lit,
                             V2=copy_expr(lit),
                         ),
@@ -1403,3 +1428,20 @@ def _python_object(conv, expr, block, n) -> str | None:
         if isinstance(expr, gast.Name) and expr.id in conv.ctx.scope.functions:
             return f"the function `{expr.id}`"
     return None
+
+
+def _python_promotion(vals: list[Value]) -> list[str | None]:
+    """For two Python numbers of known, different types: the conversion (`float`/`int`) each
+    side needs so both have the wider type, as eager arithmetic would promote them."""
+    d = [v.dtype for v in vals]
+    if None in d or d[0] == d[1]:
+        return [None, None]
+    target = "float" if "float" in d else "int"
+    return [None if x == target else target for x in d]
+
+
+def _set_slot(ret, k: int, nouts: int, new) -> None:
+    if nouts == 1:
+        ret.value = new
+    else:
+        ret.value.elts[k] = new

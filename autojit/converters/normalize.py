@@ -122,6 +122,9 @@ def lift_returns(
                     del body[i + 1 :]
                     _append_rest(blocks, rest)
                     changed = True
+                    # the moved statements may hold returns of their own to bring up
+                    lift_returns(s.body, needs, fail, lifted)
+                    lift_returns(s.orelse, needs, fail, lifted)
                 else:
                     fail(
                         s,

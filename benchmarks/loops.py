@@ -222,8 +222,9 @@ def compare(name: str, user: str, hand: str, make_args, repeat: int, calls: int)
     }
     for k in compiled:
         _run_time(compiled[k], args, max(1, calls // 10))  # warm up
-    for _ in range(repeat):
-        for k, src in (("converted", conv_src), ("hand", hand_src)):
+    for r in range(repeat):
+        order = [("converted", conv_src), ("hand", hand_src)]
+        for k, src in order if r % 2 == 0 else order[::-1]:  # alternate who goes first
             compile_s[k].append(_compile_time(src, args))
             run_s[k].append(_run_time(compiled[k], args, calls))
     # best of `repeat`: the machine is shared, and the minimum is the least disturbed sample

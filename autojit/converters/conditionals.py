@@ -22,7 +22,8 @@ Refused (AJ91x): a name defined in one branch only and read after (AJ910), `rais
 a traced condition or on a traced value (AJ911), side effects that would run on both paths
 (AJ912), a condition the analysis cannot classify (AJ913, kept as Python),
 `break`/`continue`/`yield`/`try` in a branch (AJ914), a `return` that cannot be brought to one
-exit (AJ915), a branch output that is surely not an array, such as a function (AJ916).
+exit (AJ915), a branch output that is surely not an array, such as a function (AJ916), Python
+numbers against arrays in both directions at once (AJ917).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .base import Context
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
-REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916")
+REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917")
 
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
 # arithmetic) costs about as much as the select itself, so both branches are computed and
@@ -808,6 +809,23 @@ class _Conditionals:
             return
         rets = [fn.body[-1] for fn in fns]
         self._fns = fns
+        branches = (s.body, s.orelse)
+        # which branch must trace the other for its types (eval_shape): never both ways
+        evals = set()
+        for n in plan.outs:
+            vals = [self._out_values(s, i, n) for i in range(2)]
+            if vals[0].static != vals[1].static:
+                i = 0 if vals[0].static else 1
+                if vals[i].dtype != "bool" and not self._passes_through(branches[1 - i], n, plan):
+                    evals.add(i)
+        if len(evals) > 1:
+            raise _Refused(
+                "AJ917",
+                s,
+                f"both branches of `if {self._src(s.test)}:` give a Python number for one output "
+                f"and an array for another; each would need the other's types: give the "
+                f"numbers their array type (e.g. `jnp.float32(0)`)",
+            )
         for k, n in enumerate(plan.outs):
             vals = [self._out_values(s, i, n) for i in range(2)]
             exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
@@ -853,8 +871,13 @@ class _Conditionals:
             cache[id(fn)] = var
         return cache[id(fn)]
 
+    def _passes_through(self, block, n: str, plan: _Plan) -> bool:
+        """Whether ``n`` leaves this branch as the operand that came in."""
+        return n in plan.operands and n not in self.an.activity.of_block(block).writes
+
     def _promote_static_side(self, rets, k, nouts, i, j, n, static_expr, other, names_, plan):
         jnp = self.jnp
+        s_branches = self._fns
 
         def slot(ret, new):
             if nouts == 1:
@@ -870,6 +893,14 @@ class _Conditionals:
         ):
             lit = gast.Constant(value=static_expr.value, kind=None)
             slot(rets[j], replace_expr(f"{jnp}.asarray(N, {jnp}.result_type(N, L))", N=n, L=lit))
+        fn_j_body = s_branches[j].body[:-1]
+        if n in plan.operands and not any(n in self.an.activity.of(st).writes for st in fn_j_body):
+            # the other branch passes the incoming `n` through: its type is known on entry
+            fn = s_branches[i]
+            var = self.ctx.fresh(f"{n}_type")
+            fn.body.insert(0, replace(f"V = {jnp}.result_type(N)", V=var, N=n)[0])
+            slot(rets[i], replace_expr(f"{jnp}.asarray(N, {jnp}.result_type(T, N))", N=n, T=var))
+            return
         types = self._other_types(self._fns[i], names_[j], plan.operands)
         index = f"[{k}]" if nouts > 1 else ""
         slot(
@@ -978,6 +1009,22 @@ class _Conditionals:
                 r.value.elts[k] = new
 
         jnp = self.jnp
+        evals = set()
+        for k in slots:
+            kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
+            for i in range(2):
+                if any(v.kind in (Kind.TRACED, Kind.UNKNOWN) for v in kinds[1 - i]) and any(
+                    v.static and v.dtype != "bool" for v in kinds[i]
+                ):
+                    evals.add(i)
+        if len(evals) > 1:
+            raise _Refused(
+                "AJ917",
+                s,
+                f"both branches of `if {self._src(s.test)}:` return a Python number in one "
+                f"place and an array in another; each would need the other's types: give the "
+                f"numbers their array type (e.g. `jnp.float32(0)`)",
+            )
         for k in slots:
             kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
             flat = [v for side in kinds for v in side]

@@ -130,3 +130,57 @@ def test_refused_update_inside_converted_branch_is_idempotent() -> None:
     )
     text = autojit.convert_source(src, all_functions=True).text
     assert autojit.convert_source(text, all_functions=True).text == text
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="conditionals: `s -= 1.0` in a branch where `s` is dead after the `if`: `s` is not "
+    "passed to the branch function (an AugAssign target is a Store, not counted as a read), "
+    "so `s -= 1.0` inside it raises UnboundLocalError under jit, nothing refused",
+)
+def test_dead_augmented_assignment_in_branch() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = x[0]\n"
+        "    if a > 0:\n"
+        "        s -= 1.0\n"
+        "        y[0] = a\n"
+        "    s = a\n"
+        "    return y, s\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="conditionals: a ternary on a traced value inside an `if` test stays a Python "
+    "ternary (the `if` becomes jnp.where/lax.cond, its test is not converted): "
+    "TracerBoolConversionError under jit, nothing refused",
+)
+def test_ternary_inside_if_test() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = 0.0\n"
+        "    if a >= (x[0] if a > 0 else -0.5):\n"
+        "        s = s + 1.0\n"
+        "    return s\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="loops + conditionals: `x[i] if i > 0 else -0.5` is static while `i` is a Python loop "
+    "index, but the loop becomes a fori_loop (i traced) and the ternary in the `if` test stays "
+    "Python: TracerBoolConversionError under jit, nothing refused",
+)
+def test_ternary_on_loop_index_inside_if_test() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = 0.0\n"
+        "    for i in range(x.shape[0]):\n"
+        "        if a >= (x[i] if i > 0 else -0.5):\n"
+        "            s = s + 1.0\n"
+        "    return s\n"
+    )

@@ -422,6 +422,15 @@ def test_row_of_loop_is_a_view_of_the_array(body):
     assert "row.at[" not in c.text and "a.at[" not in c.text
 
 
+def test_dict_indexed_by_a_string_variable_is_untouched():
+    body = (
+        "def f(x):\n    d = dict(a=x, b=x * 2)\n    d['a'] += 1.0\n    for key in 'ab':\n"
+        "        d[key] = jnp.where(x > 0, d[key], 0.0)\n    return d\n"
+    )
+    c = convert(HEADER + body, select=["AJ3"])
+    assert not c.changed and not c.refusals, c.text
+
+
 def test_lists_and_dicts_are_untouched():
     body = (
         "def f(x):\n    acc = [0.0, 0.0]\n    acc[0] = x[0]\n    acc[1] += 1.0\n"

@@ -292,6 +292,18 @@ def test_own_alias_is_reused(imports, name):
     assert_golden(before, after)
 
 
+def test_a_jnp_that_is_not_jax_numpy_is_not_rebound():
+    before = (
+        "from jax._src import numpy as jnp\n\n\ndef f(x):\n    x[x > 0] = 0.0\n"
+        "    return jnp.sum(x)\n"
+    )
+    c = convert(before)
+    assert "import jax.numpy as jnp" not in c.text
+    assert c.text.startswith("from jax._src import numpy as jnp\nimport jax\n")
+    assert "jax.numpy.where(x > 0, 0.0, x)" in c.text
+    assert_golden(before, c.text)
+
+
 def test_output_never_imports_autojit():
     before = (
         "import autojit\nimport jax.numpy as jnp\n\n\n@autojit.convert\ndef f(x):\n"

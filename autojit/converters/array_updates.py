@@ -170,6 +170,8 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
     v = an.value(base, stmt)
     if any(isinstance(p, gast.Constant) and isinstance(p.value, str) for p in indices):
         return  # a dict or record: not an array
+    if x in _records(ctx):
+        return  # indexed by a string elsewhere (`d["k"]`): `d[key] = v` is a dict update too
     if v.kind in (Kind.LIST, Kind.DICT):
         return  # a Python container, mutable as it is
     values = [an.value(i, stmt) for i in indices] + [an.value(stmt.value, stmt)]
@@ -254,6 +256,22 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         _ambiguous_update(ctx, owner, field, stmt, base, index, op, note)
     else:
         _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
+
+
+def _records(ctx: Context) -> set[str]:
+    """Names the function indexes with a string (`d["x"]`, `d[f"k{i}"]`): dicts, not arrays."""
+    cached = getattr(ctx, "_aj_records", None)
+    if cached is None:
+        cached = set()
+        for n in gast.walk(ctx.fn):
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
+                sl = n.slice
+                if isinstance(sl, gast.JoinedStr) or (
+                    isinstance(sl, gast.Constant) and isinstance(sl.value, str)
+                ):
+                    cached.add(n.value.id)
+        ctx._aj_records = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def _array_index(ctx: Context, index):

@@ -43,8 +43,24 @@ class Names:
             p = self.scope.alias_for(parent)
             if p:
                 return f"{p}.{leaf}"
+        head = default_alias.partition(".")[0]
+        if head != "jax" and self._bound(head) and not self._bound("jax"):
+            # the file's `jnp` is something else (`from jax._src import numpy as jnp`): adding
+            # `import jax.numpy as jnp` would rebind it for the whole module; use `jax.numpy`
+            self.needed.add("jax")
+            return module
         self.needed.add(module)
         return default_alias
+
+    def _bound(self, name: str) -> bool:
+        sc = self.scope
+        return (
+            name in sc.modules
+            or name in sc.imported_names
+            or name in sc.assigned
+            or name in sc.functions
+            or name in sc.classes
+        )
 
     @property
     def jnp(self) -> str:

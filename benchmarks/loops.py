@@ -132,7 +132,7 @@ CASES: list[tuple[str, str, str, Callable[[], tuple]]] = [
     (
         "scan: rows, running state + stacked",
         """
-        def g(x):
+        def g(x: jax.Array):
             best = x[0]
             out = []
             for row in x:
@@ -209,6 +209,7 @@ def compare(name: str, user: str, hand: str, make_args, repeat: int, calls: int)
     user_src = HEADER + textwrap.dedent(user)
     conv = autojit.convert_source(user_src, "bench.py", all_functions=True)
     assert not conv.refusals, conv.refusals
+    assert any(c.code.startswith("AJ2") for c in conv.changes), f"{name}: loop not converted"
     conv_src = conv.text
     hand_src = HEADER + textwrap.dedent(hand)
     args = make_args()

@@ -851,3 +851,26 @@ def test_assert_on_traced_value_reported():
     (r,) = [r for r in c.refusals if r.code == "AJ911"]
     assert r.location.line == 6
     assert c.text == text
+
+
+def test_int_array_against_true_division():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    if x.sum() > 0:
+        y = x
+    else:
+        y = x / 2
+    return y.sum()
+
+
+def g(x):
+    if x.sum() > 0:
+        return jnp.sin(x).sum()
+    return x.sum() * 2
+"""
+    )
+    xi = np.arange(3, dtype=I32)
+    check_paths(text, "f", calls((xi,), (-xi,)), expect=["AJ101"])
+    check_paths(text, "g", calls((xi,), (-xi,)), expect=["AJ101"])

@@ -834,6 +834,24 @@ class _Conditionals:
                     if target is not None:
                         _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
                 continue
+            if not vals[0].static and not vals[1].static:
+                exprs2 = [
+                    exprs[i]
+                    if exprs[i] is not None or not self._passes_through(b, n, plan)
+                    else name(n)
+                    for i, b in enumerate(branches)
+                ]
+                side = self._int_side(exprs2[0], exprs2[1])
+                if side is not None:
+                    _set_slot(
+                        rets[side],
+                        k,
+                        len(plan.outs),
+                        replace_expr(
+                            f"{self.jnp}.asarray(N, {self.jnp}.result_type(N2, 0.0))", N=n, N2=n
+                        ),
+                    )
+                continue
             for i in range(2):
                 j = 1 - i
                 # a Python bool against an array: bool is the lowest type, so jax's own
@@ -870,6 +888,17 @@ class _Conditionals:
             fn.body.insert(0, replace(f"V = {call}", V=var)[0])
             cache[id(fn)] = var
         return cache[id(fn)]
+
+    def _int_side(self, a, b) -> int | None:
+        """Of two array results, the one that keeps an integer input integer when the other
+        surely makes it floating (`x` against `x / 2`): it must be promoted like eager
+        arithmetic promotes the two, or lax.cond rejects int32 against float32."""
+        if a is None or b is None:
+            return None
+        fa, fb = _floating(self, a), _floating(self, b)
+        if None in (fa, fb) or fa == fb:
+            return None
+        return 1 if fa else 0
 
     def _passes_through(self, block, n: str, plan: _Plan) -> bool:
         """Whether ``n`` leaves this branch as the operand that came in."""
@@ -1028,6 +1057,15 @@ class _Conditionals:
         for k in slots:
             kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
             flat = [v for side in kinds for v in side]
+            if not any(v.static for v in flat):
+                fl = [[_floating(self, get(r, k)) for r in side] for side in rets]
+                every = [f for side in fl for f in side]
+                if True in every and None not in every:
+                    for i, (side_r, side_f) in enumerate(zip(rets, fl, strict=True)):
+                        for r, f in zip(side_r, side_f, strict=True):
+                            if f is False:
+                                self._upcast(fns[i], r, k, 0.0, get, put)
+                continue
             if all(v.static for v in flat):
                 # Python numbers on every path: the wider Python type on all of them
                 dts = {v.dtype for v in flat}
@@ -1492,3 +1530,58 @@ def _set_slot(ret, k: int, nouts: int, new) -> None:
         ret.value = new
     else:
         ret.value.elts[k] = new
+
+
+_FLOAT_FUNCS = frozenset(
+    """sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh exp exp2
+    expm1 log log1p log2 log10 sqrt cbrt mean std var average divide true_divide reciprocal
+    sigmoid softmax log_softmax logsumexp erf erfc gelu silu relu6 hypot deg2rad rad2deg
+    radians degrees float32 float16 bfloat16 float64 linspace""".split()
+)
+
+
+_KEEPS_DTYPE = frozenset(
+    """abs absolute negative positive sign square maximum minimum clip sum max min prod cumsum
+    cumprod dot matmul vdot transpose reshape ravel flatten squeeze expand_dims concatenate
+    stack roll flip sort where select take""".split()
+)
+
+
+def _floating(conv, expr) -> bool | None:
+    """True when an expression surely gives a floating result whatever its inputs (a true
+    division, a float constant, a transcendental function); False when it surely keeps its
+    inputs' type (names, integer constants, arithmetic, reductions); None when unknown."""
+    keeps = True
+    for node in gast.walk(expr):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div):
+            return True
+        if isinstance(node, gast.Constant) and isinstance(node.value, float):
+            return True
+        if isinstance(node, gast.Call):
+            fname = dotted_name(node.func) or ""
+            short = fname.rsplit(".", 1)[-1]
+            qual = conv.ctx.scope.qualified(fname) or ""
+            if short in _FLOAT_FUNCS and (qual.startswith("jax.") or "." in fname):
+                return True
+            if short not in _KEEPS_DTYPE or qual.startswith("jax.lax"):
+                keeps = False
+        elif not isinstance(
+            node,
+            (
+                gast.Name,
+                gast.Constant,
+                gast.BinOp,
+                gast.UnaryOp,
+                gast.Compare,
+                gast.Subscript,
+                gast.Slice,
+                gast.Tuple,
+                gast.Attribute,
+                gast.expr_context,
+                gast.operator,
+                gast.unaryop,
+                gast.cmpop,
+            ),
+        ):
+            keeps = False
+    return False if keeps else None

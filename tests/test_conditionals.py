@@ -874,3 +874,74 @@ def g(x):
     xi = np.arange(3, dtype=I32)
     check_paths(text, "f", calls((xi,), (-xi,)), expect=["AJ101"])
     check_paths(text, "g", calls((xi,), (-xi,)), expect=["AJ101"])
+
+
+# -- random programs: nested ifs, early returns, static and traced tests, literals ------------
+_FZ_CONDS = [
+    "x > 0",
+    "y < 1",
+    "x * y > 2",
+    "x.ndim == 0",
+    "n > 1",
+    "(x > 0) and (y > 0)",
+    "not x > 1",
+    "-1 < x < 1",
+]
+_FZ_EXPRS = ["x + 1", "y * 2", "x * y", "jnp.sin(x)", "a + x", "b - y", "0", "1.5", "a * 2", "b"]
+
+
+def _fz_block(rng, depth, indent):
+    lines = []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.3 and depth < 3:
+            lines.append(f"{indent}if {rng.choice(_FZ_CONDS)}:")
+            lines += _fz_block(rng, depth + 1, indent + "    ")
+            if rng.random() < 0.7:
+                lines.append(f"{indent}else:")
+                lines += _fz_block(rng, depth + 1, indent + "    ")
+        elif r < 0.4:
+            lines.append(f"{indent}return {rng.choice(_FZ_EXPRS)}")
+            return lines
+        else:
+            lines.append(f"{indent}{rng.choice('ab')} = {rng.choice(_FZ_EXPRS)}")
+    return lines
+
+
+def _fz_program(seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    lines = ["def f(x, y, n=2):", "    a = x * 1", "    b = y + 0"]
+    lines += _fz_block(rng, 0, "    ")
+    lines.append("    return a + b")
+    return HEADER + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 16))
+def test_random_programs(seed):
+    text = _fz_program(seed)
+    c = convert(text)
+    again = convert(c.text)
+    assert again.text == c.text, f"not idempotent:\n{c.text}"
+    original = load(text)["f"]
+    jitted = jax.jit(load(c.text)["f"], static_argnames=c.function("f").static_argnames)
+    outs = []
+    for xv, yv in [(0.5, 0.5), (-2.0, 3.0), (2.0, -1.0), (1.5, 0.2)]:
+        args = (F32(xv), F32(yv))
+        try:
+            expected = original(*args)
+        except Exception:
+            continue
+        try:
+            got = jitted(*args)
+        except Exception:
+            # only a refused conversion may still fail under jit (loudly)
+            assert c.refusals, f"jit failed without a refusal:\n{c.text}"
+            return
+        outs.append((expected, got))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-5, atol=1e-5)
+        assert np.shape(got) == np.shape(expected)
+    if outs:
+        promoted = jnp.result_type(*[e for e, _ in outs])
+        assert all(np.asarray(g).dtype == promoted for _, g in outs), c.text

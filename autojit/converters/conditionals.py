@@ -1104,12 +1104,25 @@ class _Conditionals:
         """`return e` -> `return jnp.asarray(e, jnp.result_type(e, lit))`, naming e once."""
         jnp = self.jnp
         e = get(r2, k)
-        if not isinstance(e, gast.Name):
+        blk = _block_of(fn.body, r2) if not isinstance(e, gast.Name) else None
+        if blk is not None:
             res = self.ctx.fresh("result")
-            blk = _block_of(fn.body, r2)
             assign = replace("R = E", R=res, E=e)
             blk.insert(next(i for i, x in enumerate(blk) if x is r2), assign[0])
             e = name(res)
+        elif not isinstance(e, gast.Name):
+            e2 = copy_expr(e)
+            put(
+                r2,
+                k,
+                replace_expr(
+                    f"{jnp}.asarray(N, {jnp}.result_type(N2, L))",
+                    N=e,
+                    N2=e2,
+                    L=gast.Constant(value=lit, kind=None),
+                ),
+            )
+            return
         put(
             r2,
             k,
@@ -1470,7 +1483,7 @@ def _return_last_value(fn, outs: list[str], src) -> None:
     fn.body[-2:] = new
 
 
-def _block_of(stmts: list, target) -> list:
+def _block_of(stmts: list, target) -> list | None:
     """The statement list (in ``stmts`` or nested in it) that holds ``target``."""
     if any(x is target for x in stmts):
         return stmts

@@ -945,3 +945,48 @@ def test_random_programs(seed):
     if outs:
         promoted = jnp.result_type(*[e for e, _ in outs])
         assert all(np.asarray(g).dtype == promoted for _, g in outs), c.text
+
+
+def test_loop_inside_branch():
+    text = (
+        HEADER
+        + """\
+def f(x, n):
+    if x.sum() > 0:
+        for i in range(n):
+            x = x * 2
+    else:
+        x = x - 1
+    return x
+"""
+    )
+    x = np.arange(3, dtype=F32)
+    check_paths(text, "f", calls((x, I32(3)), (-x - 1, I32(2))), expect=["AJ101"])
+
+
+def test_decorator_converts_traced_if_in_helper(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "cond_decorated.py"
+    path.write_text(
+        HEADER
+        + """\
+import autojit
+
+
+def helper(v):
+    if v.sum() > 0:
+        return jnp.sin(v).sum()
+    return 0.0
+
+
+@autojit.convert
+def f(x):
+    return helper(x) * 2
+"""
+    )
+    spec = importlib.util.spec_from_file_location("cond_decorated", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    np.testing.assert_allclose(mod.f(np.ones(3, F32)), 2 * 3 * np.sin(1.0), rtol=1e-6)
+    assert float(mod.f(-np.ones(3, F32))) == 0.0

@@ -948,7 +948,8 @@ def f(x, n, t):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    xs=st.lists(st.floats(-5, 5, width=32), min_size=1, max_size=6),
+    # (no subnormals: jit on CPU flushes them to zero, eager comparisons do not)
+    xs=st.lists(st.floats(-5, 5, width=32, allow_subnormal=False), min_size=1, max_size=6),
     n=st.integers(-1, 8),
     t=st.floats(-1, 6, width=32),
 )

@@ -37,7 +37,7 @@ from ..jaxapi import SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
-from .base import Context
+from .base import Context, walk_statements
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
 REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935")
@@ -805,6 +805,19 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         plan.what += (
             "; " + ", ".join(f"`{n}.append(...)`" for n in stacks) + (" -> stacked by scan")
         )
+        unstack = {}
+        for lst in stacks:
+            for call in _stacker_calls(ctx, loop, lst) or []:
+                unstack[id(call)] = lst
+        rewriter = _Unstack(unstack)
+        for st in walk_statements(ctx.fn.body):
+            if st is loop or isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                continue
+            for fname, value in gast.iter_fields(st):
+                if isinstance(value, gast.expr):
+                    setattr(st, fname, rewriter.visit(value))
+                elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
+                    setattr(st, fname, [rewriter.visit(v) for v in value])
     if not carry and not stacks:
         ctx.refuse(
             "AJ932",
@@ -960,7 +973,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     new += list(loop.orelse or [])
     _position_defs(new, loop)
     replace_statements(block, [loop], new)
-    msg = plan.what.format(lax=lax) + f"; loop state: {', '.join(carry)}"
+    msg = plan.what.format(lax=lax) + f"; loop state: {', '.join(carry) or 'none'}"
     if promote:
         msg += (
             f"; {', '.join('`' + n + '`' for n in promote)} given the type the loop gives it "
@@ -1269,6 +1282,12 @@ def _stacked_appends(ctx: Context, an: FunctionAnalysis, block: list, loop, plan
 
 
 def _only_stacked_after(ctx: Context, an: FunctionAnalysis, loop, name: str) -> bool:
+    return _stacker_calls(ctx, loop, name) is not None
+
+
+def _stacker_calls(ctx: Context, loop, name: str) -> list | None:
+    """The ``jnp.stack(name)``-like calls that are the only reads of ``name`` outside ``loop``."""
+    calls = []
     parents: dict[int, object] = {}
     for n in gast.walk(ctx.fn):
         for c in gast.iter_child_nodes(n):
@@ -1286,8 +1305,25 @@ def _only_stacked_after(ctx: Context, an: FunctionAnalysis, loop, name: str) -> 
             and not parent.keywords
             and (ctx.scope.qualified(dotted_name(parent.func) or "") or "") in _STACKERS
         ):
-            return False
-    return True
+            return None
+        calls.append(parent)
+    return calls
+
+
+class _Unstack(gast.NodeTransformer):
+    """``jnp.stack(out)`` -> ``out`` once scan gives ``out`` stacked (stacking an array's rows
+    again would trace one slice per row)."""
+
+    def __init__(self, calls: dict[int, str]) -> None:
+        self.calls = calls
+
+    def visit_Call(self, node):
+        if id(node) in self.calls:
+            return gast.Name(
+                id=self.calls[id(node)], ctx=gast.Load(), annotation=None, type_comment=None
+            )
+        self.generic_visit(node)
+        return node
 
 
 def _traced_exit(an: FunctionAnalysis, loop) -> bool:

@@ -990,3 +990,26 @@ def f(x):
     spec.loader.exec_module(mod)
     np.testing.assert_allclose(mod.f(np.ones(3, F32)), 2 * 3 * np.sin(1.0), rtol=1e-6)
     assert float(mod.f(-np.ones(3, F32))) == 0.0
+
+
+def test_static_if_with_traced_elif():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    if x.ndim == 1:
+        y = x.sum()
+    elif x.sum() > 0:
+        y = jnp.sin(x).sum()
+    else:
+        y = jnp.cos(x).sum()
+    return y
+"""
+    )
+    c = check_paths(
+        text,
+        "f",
+        calls((np.ones((2, 2), F32),), (-np.ones((2, 2), F32),), (np.ones(3, F32),)),
+        expect=["AJ100", "AJ101"],
+    )
+    assert "if x.ndim == 1:" in c.text and "    else:\n" in c.text

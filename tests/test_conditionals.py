@@ -1013,3 +1013,36 @@ def f(x):
         expect=["AJ100", "AJ101"],
     )
     assert "if x.ndim == 1:" in c.text and "    else:\n" in c.text
+
+
+def test_returning_elif_chain_switch():
+    text = (
+        HEADER
+        + """\
+def f(g, x, k):
+    if k == 0:
+        return jnp.zeros_like(g)
+    elif k == 1:
+        return g
+    elif k == 2:
+        return g * x * 2
+    else:
+        return g * x**3
+"""
+    )
+    args = [(F32(2), F32(3), I32(k)) for k in (0, 1, 2, 3, -1)]
+    c = check_paths(text, "f", calls(*args), expect=["AJ103"])
+    assert "return jax.lax.switch(" in c.text
+
+
+def test_boolop_with_unknown_operand_kept():
+    text = (
+        HEADER
+        + """\
+def f(x):
+    flag = x.sum() > 0 and lookup("on")
+    return flag
+"""
+    )
+    c = convert(text)
+    assert "jnp.where" not in c.text and "logical_and" not in c.text

@@ -436,9 +436,17 @@ class _Conditionals:
                 "jit both paths must produce the same kind of result: add the missing `return`",
             )
         chain = self.switch_of.get(id(s))
-        if chain is not None and not returning:
-            if self._switch(s, block, chain):
+        if chain is not None:
+            if self._switch(s, block, chain, returning):
                 return
+            # not a switch after all: the inner ifs of the chain, innermost first, as usual
+            nodes = chain[2]
+            for k in range(len(nodes) - 1, 0, -1):
+                try:
+                    self._convert_if(nodes[k], nodes[k - 1].orelse)
+                except _Refused as r:
+                    self.ctx.refuse(r.code, r.node, r.reason)
+            self._check_branches(s)
         prefix, op, rest = self._split_test(s)
         if prefix is not None:
             self.ctx.change(
@@ -1135,14 +1143,13 @@ class _Conditionals:
         )
 
     # -- switch ----------------------------------------------------------------------------
-    def _switch(self, s, block, chain) -> bool:
+    def _switch(self, s, block, chain, returning: bool = False) -> bool:
         selector, consts, nodes, branches = chain
         for n in nodes[1:]:
             self._check_branches(n)
-        try:
-            plan = self._plan(s, branches)
-        except _Refused:
-            raise
+        if returning:
+            return self._returning_switch(s, block, chain)
+        plan = self._plan(s, branches)
         # types must agree without promotion across several branches
         for n in plan.outs:
             kinds = set()
@@ -1161,17 +1168,8 @@ class _Conditionals:
         ]
         for fn in fns:
             _return_last_value(fn, plan.outs, self.ctx.source)
-        jnp, lax = self.jnp, self.lax
-        # the case index: the first comparison that holds, else the default (the chain's own
-        # order; a nested jnp.where traces and compiles faster than jnp.select)
-        index = gast.Constant(value=len(consts), kind=None)
-        for i in reversed(range(len(consts))):
-            index = replace_expr(
-                f"{jnp}.where(C, I, REST)",
-                C=nodes[i].test,
-                I=gast.Constant(value=i, kind=None),
-                REST=index,
-            )
+        lax = self.lax
+        index = self._switch_index(nodes, consts)
         fn_list = gast.List(elts=[name(f) for f in names_], ctx=gast.Load())
         args = ", ".join(plan.operands)
         expr = f"{lax}.switch(INDEX, FNS{', ' if args else ''}{args})"
@@ -1186,6 +1184,60 @@ class _Conditionals:
             s,
             f"`if`/`elif` chain on `{self._src(selector)} == ...` (traced) -> "
             f"`{lax}.switch` over {len(names_)} branch functions",
+        )
+        return True
+
+    def _switch_index(self, nodes, consts):
+        """The case index: the first comparison that holds, else the default (the chain's own
+        order; a nested jnp.where traces and compiles faster than jnp.select)."""
+        index = gast.Constant(value=len(consts), kind=None)
+        for i in reversed(range(len(consts))):
+            index = replace_expr(
+                f"{self.jnp}.where(C, I, REST)",
+                C=nodes[i].test,
+                I=gast.Constant(value=i, kind=None),
+                REST=index,
+            )
+        return index
+
+    def _returning_switch(self, s, block, chain) -> bool:
+        """`if k == 0: return a elif k == 1: return b else: return c` -> `return lax.switch`."""
+        selector, consts, nodes, branches = chain
+        if not all(always_returns(b) for b in branches):
+            return False
+        floating = set()
+        for b in branches:
+            for r in _walk(b):
+                if isinstance(r, gast.Return):
+                    # types must agree without promotion across several branches
+                    if r.value is None or isinstance(r.value, gast.Tuple):
+                        return False
+                    if self.value(r.value, r).static or _python_object(self, r.value, None, None):
+                        return False
+                    floating.add(_floating(self, r.value))
+        if True in floating and len(floating) > 1:
+            return False
+        reads: list[str] = []
+        for b in branches:
+            for n in _names_in_order(b, store=False):
+                if n not in reads:
+                    reads.append(n)
+        ops = self._ordered(self._operands(s, branches, reads))
+        names_ = [self.ctx.fresh(f"_case{c}") for c in consts] + [self.ctx.fresh("_default")]
+        fns = [self._branch_fn(f, ops, b, None) for f, b in zip(names_, branches, strict=True)]
+        fn_list = gast.List(elts=[name(f) for f in names_], ctx=gast.Load())
+        args = ", ".join(ops)
+        call = replace(
+            f"return {self.lax}.switch(INDEX, FNS{', ' if args else ''}{args})",
+            INDEX=self._switch_index(nodes, consts),
+            FNS=fn_list,
+        )
+        replace_statements(block, [s], fns + call)
+        self.ctx.change(
+            "AJ103",
+            s,
+            f"`if`/`elif` chain on `{self._src(selector)} == ...` (traced), returning in every "
+            f"branch -> `return {self.lax}.switch(...)` over {len(names_)} branch functions",
         )
         return True
 
@@ -1256,6 +1308,8 @@ class _ExprRewriter(gast.NodeTransformer):
         self.generic_visit(node)
         if not any(v.traced for v in vals):
             return node
+        if any(v.kind not in (Kind.TRACED, Kind.STATIC) for v in vals):
+            return node  # an operand that may be any Python object: keep Python's and/or
         if not self.conv.ctx.allowed("AJ105", node):
             return node
         c = self.conv
@@ -1556,7 +1610,7 @@ _FLOAT_FUNCS = frozenset(
 _KEEPS_DTYPE = frozenset(
     """abs absolute negative positive sign square maximum minimum clip sum max min prod cumsum
     cumprod dot matmul vdot transpose reshape ravel flatten squeeze expand_dims concatenate
-    stack roll flip sort where select take""".split()
+    stack roll flip sort where select take zeros_like ones_like full_like copy""".split()
 )
 
 

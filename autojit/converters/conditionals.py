@@ -23,7 +23,8 @@ a traced condition or on a traced value (AJ911), side effects that would run on 
 (AJ912), a condition the analysis cannot classify (AJ913, kept as Python),
 `break`/`continue`/`yield`/`try` in a branch (AJ914), a `return` that cannot be brought to one
 exit (AJ915), a branch output that is surely not an array, such as a function (AJ916), Python
-numbers against arrays in both directions at once (AJ917).
+numbers against arrays in both directions at once (AJ917), a Python container or value of
+unknown kind read and rebound in a branch (AJ918).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .base import Context
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
-REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917")
+REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917", "AJ918")
 
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
 # arithmetic) costs about as much as the select itself, so both branches are computed and
@@ -584,13 +585,28 @@ class _Conditionals:
                 continue
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in rebinds:
+                if not v.traced and v.kind is not Kind.STATIC:
+                    # an operand becomes arrays inside lax.cond; a Python container or
+                    # object the branch reads and rebinds would change its nature there
+                    raise _Refused(
+                        "AJ918",
+                        s,
+                        f"`{n}` ({'a Python ' + v.kind.value if v.kind in (Kind.LIST, Kind.DICT) else 'a value of unknown kind'}) "
+                        f"is read and rebound under the traced condition "
+                        f"`{self._src(s.test)}`; as a lax.cond operand it would become arrays: "
+                        f"compute the new value outside the `if`, or select arrays only",
+                    )
                 out.append(n)
         return out
 
     def _check_outputs(self, s, branches, outs: list[str]) -> None:
         for n in outs:
-            for b in branches:
+            for i, b in enumerate(branches):
                 what = _python_object(self, self._final_expr(b, n), b, n)
+                if not what and len(branches) == 2:
+                    kind = self._out_values(s, i, n).kind
+                    if kind in (Kind.LIST, Kind.DICT):
+                        what = f"a Python {kind.value}"
                 if what:
                     raise _Refused(
                         "AJ916",

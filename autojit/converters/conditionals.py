@@ -585,13 +585,18 @@ class _Conditionals:
                 continue
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in rebinds:
-                if not v.traced and v.kind is not Kind.STATIC:
+                tested = any(
+                    n in expr_activity(t).reads
+                    for st in _walk([x for b in branches for x in b])
+                    for t in _tests_of(st)
+                )
+                if not v.traced and (v.kind is not Kind.STATIC or tested):
                     # an operand becomes arrays inside lax.cond; a Python container or
                     # object the branch reads and rebinds would change its nature there
                     raise _Refused(
                         "AJ918",
                         s,
-                        f"`{n}` ({'a Python ' + v.kind.value if v.kind in (Kind.LIST, Kind.DICT) else 'a value of unknown kind'}) "
+                        f"`{n}` ({_kind_words(v, tested)}) "
                         f"is read and rebound under the traced condition "
                         f"`{self._src(s.test)}`; as a lax.cond operand it would become arrays: "
                         f"compute the new value outside the `if`, or select arrays only",
@@ -1668,3 +1673,22 @@ def _floating(conv, expr) -> bool | None:
         ):
             keeps = False
     return False if keeps else None
+
+
+def _kind_words(v: Value, tested: bool) -> str:
+    if v.kind in (Kind.LIST, Kind.DICT):
+        return f"a Python {v.kind.value}"
+    if v.kind is Kind.STATIC and tested:
+        return "a Python value that a condition in the branch tests"
+    return "a value of unknown kind"
+
+
+def _tests_of(st) -> list:
+    """The conditions of a statement: `if`/`while` tests and the tests of `a if c else b`."""
+    out = []
+    if isinstance(st, (gast.If, gast.While)):
+        out.append(st.test)
+    for node in _own(st):
+        if isinstance(node, gast.IfExp):
+            out.append(node.test)
+    return out

@@ -236,8 +236,12 @@ def compare(
             run_s[k].append(_run_time(compiled[k], args, calls))
     # best of `repeat`: the machine is shared, and the minimum is the least disturbed sample
     med = {k: (min(compile_s[k]), min(run_s[k])) for k in compile_s}
+    same = str(jax.make_jaxpr(_load(conv_src))(*args)) == str(
+        jax.make_jaxpr(_load(hand_src))(*args)
+    )
     return {
         "case": name,
+        "same_jaxpr": "yes" if same else "no",
         "compile_conv_ms": med["converted"][0] * 1e3,
         "compile_hand_ms": med["hand"][0] * 1e3,
         "run_conv_us": med["converted"][1] * 1e6,
@@ -321,14 +325,17 @@ def main() -> None:
         f"repeat={a.repeat}, calls={a.calls}"
     )
     print()
-    print("| case | compile converted / hand (ms) | ratio | run converted / hand (us) | ratio |")
-    print("|---|---|---|---|---|")
+    print(
+        "| case | compile converted / hand (ms) | ratio | run converted / hand (us) | ratio "
+        "| same jaxpr |"
+    )
+    print("|---|---|---|---|---|---|")
     for name, user, hand, make in CASES:
         r = compare(name, user, hand, make, a.repeat, a.calls)
         print(
             f"| {r['case']} | {r['compile_conv_ms']:.1f} / {r['compile_hand_ms']:.1f} | "
             f"{r['compile_ratio']:.2f} | {r['run_conv_us']:.1f} / {r['run_hand_us']:.1f} | "
-            f"{r['run_ratio']:.2f} |",
+            f"{r['run_ratio']:.2f} | {r['same_jaxpr']} |",
             flush=True,
         )
     name, user, hand, make = CASES[4]  # the recurrence
@@ -336,7 +343,7 @@ def main() -> None:
     print(
         f"| {r['case']} | {r['compile_conv_ms']:.1f} / {r['compile_hand_ms']:.1f} | "
         f"{r['compile_ratio']:.2f} | {r['run_conv_us']:.1f} / {r['run_hand_us']:.1f} | "
-        f"{r['run_ratio']:.2f} |",
+        f"{r['run_ratio']:.2f} | {r['same_jaxpr']} |",
         flush=True,
     )
     if not a.skip_unrolled:

@@ -530,8 +530,11 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
         return
     if isinstance(o, gast.If) and src.text_.startswith("elif", start):
         # an `elif` replaced by other statements: they go in an `else:` block of their own
-        first = o.body[0]
-        inner = src.indent_of(first) if src.starts_line(first) else indent + "    "
+        first = (getattr(o, "_aj_orig_body", None) or o.body)[0]  # o.body may be rewritten
+        if getattr(first, "lineno", None) is not None and src.starts_line(first):
+            inner = src.indent_of(first)
+        else:
+            inner = indent + "    "
         lines = [indent + "else:"] + renderer.block(new, inner)
         src.replace(src.line_starts[o.lineno - 1], end, nl.join(lines))
         return

@@ -104,11 +104,20 @@ def worker(
                 reduced[outcome.kind] += 1
                 if reduced[outcome.kind] <= REDUCE_PER_KIND:
                     # a reduction that hangs is killed and skipped (the program is counted)
-                    Path(progress).write_text(f"reduce {i}")
-                    kind = outcome.kind
-                    source, inputs = oracle.reduce(
-                        program.source, program.inputs, kind, max_tries=150
-                    )
+                    real_run, tries = oracle.run, [0]
+
+                    def run_marked(*args: Any, _i: int = i, **kwargs: Any) -> Any:
+                        tries[0] += 1  # each try shows progress to the watchdog
+                        Path(progress).write_text(f"reduce {_i} {tries[0]}")
+                        return real_run(*args, **kwargs)
+
+                    oracle.run = run_marked  # type: ignore[assignment]
+                    try:
+                        source, inputs = oracle.reduce(
+                            program.source, program.inputs, outcome.kind, max_tries=150
+                        )
+                    finally:
+                        oracle.run = real_run  # type: ignore[assignment]
                     small = oracle.run(source, inputs)
                     _write_failure(out_dir, program, source, inputs, small, prefix="min-")
 
@@ -173,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             elif state and now - j["since"][1] > a.timeout:
                 proc.kill()
                 proc.wait()
-                what, idx = state.split()
+                what, idx = state.split()[:2]
                 i = int(idx)
                 program = j["batch"][i]
                 if what == "run":

@@ -106,10 +106,12 @@ def worker(
                     # a reduction that hangs is killed and skipped (the program is counted)
                     real_run, tries = oracle.run, [0]
 
-                    def run_marked(*args: Any, _i: int = i, **kwargs: Any) -> Any:
-                        tries[0] += 1  # each try shows progress to the watchdog
-                        Path(progress).write_text(f"reduce {_i} {tries[0]}")
-                        return real_run(*args, **kwargs)
+                    def run_marked(
+                        *args: Any, _i: int = i, _n: list[int] = tries, _run: Any = real_run
+                    ) -> Any:
+                        _n[0] += 1  # each try shows progress to the watchdog
+                        Path(progress).write_text(f"reduce {_i} {_n[0]}")
+                        return _run(*args)
 
                     oracle.run = run_marked  # type: ignore[assignment]
                     try:

@@ -77,6 +77,27 @@ def test_elif_with_dead_outputs_stays_under_else() -> None:
     assert out.kind == "converted"
 
 
+def test_replaced_elif_whose_body_was_rewritten() -> None:
+    """The `else:` block for a replaced elif took its indentation from the current body, whose
+    first statement was a generated node without a position: AttributeError in the renderer."""
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = 1.0\n"
+        "    t = jnp.max(y)\n"
+        "    c = 0\n"
+        "    if t - y[2] > (a if x.shape[0] > 3 else t):\n"
+        "        pass\n"
+        "    elif 0.0 <= s and x.shape[0] == 3 or a < y[2]:\n"
+        "        y[:2] = jnp.minimum(s, s) - y[0]\n"
+        "    elif c > 1 and k == 0:\n"
+        "        t += y[-1]\n"
+        "    else:\n"
+        "        s = jnp.min(x)\n"
+        "    return x, y, s, t, c\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -101,12 +101,7 @@ def test_replaced_elif_whose_body_was_rewritten() -> None:
 # -- open -------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals: the static part of a mixed `elif c > 1 or a < 1` stays a Python "
-    "`if c > 1:` inside the branch function of the enclosing lax.cond, where `c` is passed as "
-    "an operand and so is traced: TracerBoolConversionError under jit, nothing refused",
-)
+# fixed in conditionals (AJ918: a Python value a branch rebinds and a condition tests is refused)
 def test_static_name_passed_as_branch_operand() -> None:
     check(
         "import jax.numpy as jnp\n\n"

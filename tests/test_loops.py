@@ -1014,3 +1014,54 @@ def test_nested_loops_with_break_in_inner_while():
         ],
         codes=["AJ201", "AJ202", "AJ205"],
     )
+
+
+def test_loop_updating_the_array_it_iterates_reads_updated_rows():
+    # NumPy's iteration reads x[i] from the updated array (found by the soak test)
+    check(
+        """
+        def f(x, a):
+            n = x.shape[0]
+            t = a * 0.5
+            for i, vi in enumerate(x):
+                x[n - 1] = t if not vi <= t else vi
+            return x
+
+        def g(x):
+            n = x.shape[0]
+            for vi in x:
+                x[n - 1] = vi
+            return x
+        """,
+        "f",
+        [(f32(0, 0.75, 0.25), np.float32(1.0)), (f32(3, 1, 2), np.float32(0.5))],
+        codes=["AJ204", "AJ301"],
+    )
+    check(
+        """
+        def g(x):
+            n = x.shape[0]
+            for vi in x:
+                x[n - 1] = vi
+            return x
+        """,
+        "g",
+        [(f32(1.25, 0.25, 0.5),), (f32(2),)],
+        codes=["AJ204"],
+    )
+
+
+def test_loop_rebinding_the_array_it_iterates_scans_the_original():
+    check(
+        """
+        def h(x):
+            total = jnp.zeros((), x.dtype)
+            for v in x:
+                x = x * 2
+                total = total + v
+            return total, x
+        """,
+        "h",
+        [(f32(1.25, 0.25, 0.5),)],
+        codes=["AJ204"],
+    )

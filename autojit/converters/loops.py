@@ -496,6 +496,28 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         return None
     # scan reads its sequence once, before the first iteration, as Python's `for` does
     xs, first, _ = found
+    leaves = {
+        n.id
+        for n in gast.walk(loop.iter)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    }
+    updated = leaves & an.activity.of_block(loop.body).writes
+    if updated:
+        kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
+        kinds.discard(None)
+        if kinds == {"rebind"}:
+            pass  # `x = x * 2` in `for v in x`: Python iterates the original array, as scan does
+        elif kinds == {"item"}:
+            # `x[j] = v` in `for v in x`: NumPy iteration reads the updated array at each step
+            return _indexed_plan(ctx, an, loop, targets, lax)
+        else:
+            ctx.refuse(
+                "AJ932",
+                loop,
+                "the loop both updates items of the array it iterates over and rebinds it; "
+                "left as Python",
+            )
+            return None
     plan = _Plan(
         "scan",
         "AJ204",
@@ -512,6 +534,56 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         plan.index_prelude = replace(
             f"{_PH.format('T')} = {plan.elem}", **{_PH.format("T"): loop.target}
         )
+    return plan
+
+
+def _write_kind(st, name: str) -> str | None:
+    """How ``st`` writes ``name``: "item" for an item update rewritten to ``.at[]`` (NumPy's
+    in-place meaning), "rebind" for any other assignment, None when it does not."""
+    if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        return None
+    if name not in expr_activity(getattr(st, "target", None)).writes and not any(
+        name in expr_activity(t).writes for t in getattr(st, "targets", []) or []
+    ):
+        return None
+    orig = getattr(st, "_aj_replaces", None)
+    targets = getattr(orig, "targets", None) or [getattr(orig, "target", None)]
+    if orig is not None and any(isinstance(t, gast.Subscript) for t in targets):
+        return "item"
+    return "rebind"
+
+
+def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], lax: str):
+    """``for v in x`` / ``for i, v in enumerate(x)`` over an array the loop updates in place: a
+    fori_loop that reads ``v = x[i]`` from the updated array, as NumPy's iteration does."""
+    it = loop.iter
+    index: str | None = None
+    value_target = loop.target
+    if isinstance(it, gast.Call) and dotted_name(it.func) == "enumerate" and len(it.args) == 1:
+        if not (isinstance(loop.target, gast.Tuple) and len(loop.target.elts) == 2):
+            return None
+        first_t, value_target = loop.target.elts
+        if not isinstance(first_t, gast.Name):
+            return None
+        index = first_t.id
+        it = it.args[0]
+    if not isinstance(it, gast.Name):
+        return None
+    index = index or ctx.fresh("k")
+    plan = _Plan(
+        "fori",
+        "AJ204",
+        f"`for` over an array the loop updates -> `{lax}.fori_loop` reading each row from the "
+        f"updated array (NumPy's iteration)",
+        targets=targets,
+        index_checks={index} if index in targets else set(),
+    )
+    plan.lo = replace_expr("0")
+    plan.hi = replace_expr(f"len({it.id})")
+    plan.index = index
+    plan.index_prelude = replace(
+        f"{_PH.format('T')} = {it.id}[{index}]", **{_PH.format("T"): value_target}
+    )
     return plan
 
 

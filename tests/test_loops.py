@@ -1065,3 +1065,22 @@ def test_loop_rebinding_the_array_it_iterates_scans_the_original():
         [(f32(1.25, 0.25, 0.5),)],
         codes=["AJ204"],
     )
+
+
+def test_kept_loop_over_array_it_updates_iterates_by_index():
+    # the index also indexes `y`, a parameter that may be a list: the loop stays Python, but
+    # iterates by index so that `vi` comes from the updated `x` (found by the soak test)
+    conv = check(
+        """
+        def f(x, y):
+            n = x.shape[0]
+            for i, vi in enumerate(x):
+                x[n - 1] = vi + y[i]
+            return x
+        """,
+        "f",
+        [(f32(1.25, 0.25, 0.5), f32(0, 1, 2)), (f32(1.25, 0.25, 0.5), [0.0, 1.0, 2.0])],
+        codes=["AJ204"],
+    )
+    assert "for i in range(len(x)):" in conv.text
+    assert any(r.code == "AJ934" and r.location.line == 8 for r in conv.refusals)  # the `for`

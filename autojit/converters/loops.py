@@ -185,6 +185,9 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
     if problem is not None:
         code, node, reason = problem
         ctx.refuse(code, node, reason)
+        if plan.code == "AJ204" and plan.kind == "fori" and isinstance(loop, gast.For):
+            _python_indexed(ctx, loop, plan)
+            return True
         return False
     has_exits = any(True for _ in _exits(loop.body))
     if has_exits or plan.step is not None:
@@ -587,6 +590,22 @@ def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], l
     return plan
 
 
+def _python_indexed(ctx: Context, loop, plan: _Plan) -> None:
+    """Keep a Python loop over an array it updates in place, but iterate by index, so that each
+    row is read from the updated array as NumPy's iteration does (iterating the immutable jax
+    array would read the rows it had before the loop)."""
+    loop.target = replace_expr(plan.index)
+    loop.target.ctx = gast.Store()
+    loop.iter = replace_expr(f"range({_PH.format('N')})", **{_PH.format("N"): plan.hi})
+    loop.body = list(plan.index_prelude) + list(loop.body)
+    ctx.change(
+        "AJ204",
+        loop,
+        "kept as a Python loop over an array it updates in place: iterates by index, reading "
+        "each row from the updated array as NumPy does",
+    )
+
+
 def _taken(ctx: Context, name: str) -> bool:
     return name in ctx._taken()
 
@@ -710,8 +729,9 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             ):
                 return (
                     "AJ934",
-                    st,
-                    "a slice whose bounds change with the loop: in a converted loop they would "
+                    loop,
+                    f"a slice whose bounds change with the loop (line {_line(st, loop)}): in a "
+                    "converted loop they would "
                     "be traced, and slice bounds must be static; left as Python (for a "
                     "constant size write `jax.lax.dynamic_slice_in_dim(x, start, size)`, which "
                     "clamps `start` so that the slice stays inside the array)",
@@ -721,12 +741,16 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
         if bad is not None:
             return (
                 "AJ934",
-                bad,
-                "the loop index is used where a Python integer is needed (a shape, a slice "
-                "bound, a Python call); as a fori_loop/scan index it would be traced; left as "
-                "a Python loop",
+                loop,
+                f"the loop index is used where a Python integer is needed (line "
+                f"{_line(bad, loop)}: a shape, a slice bound, a list index or a Python call); "
+                f"as a fori_loop/scan index it would be traced; left as a Python loop",
             )
     return None
+
+
+def _line(node, loop) -> int:
+    return getattr(node, "lineno", None) or getattr(loop, "lineno", 0)
 
 
 def _shallow(stmt):

@@ -98,6 +98,22 @@ def test_replaced_elif_whose_body_was_rewritten() -> None:
     )
 
 
+def test_iterating_an_array_while_updating_its_items() -> None:
+    """`for i, v in enumerate(x): x[n - 1] = v`: NumPy's iteration reads the updated array at
+    each step; a scan over the original `x` gave a different last element (silently wrong)."""
+    out = check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    for i, vi in enumerate(x):\n"
+        "        x[n - 1] = vi\n"
+        "    for v in y:\n"
+        "        y[2] = v * 0.5\n"
+        "    return x, y\n"
+    )
+    assert out.kind in oracle.OK
+
+
 # -- open -------------------------------------------------------------------------------------
 
 
@@ -200,3 +216,23 @@ def test_ternary_on_loop_index_inside_if_test() -> None:
         "            s = s + 1.0\n"
         "    return s\n"
     )
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="conditionals + AJ901: an early return moves the refused `y[:2] = x[0]` (AJ901: "
+    "`t = y[1]` may alias y) into the `_else` branch function, where `t` is a parameter; the "
+    "second conversion rewrites it (not idempotent)",
+)
+def test_refused_update_after_early_return_is_idempotent() -> None:
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = y[1]\n"
+        "    if jnp.max(y) > x[0]:\n"
+        "        return x, y, t\n"
+        "    y[:2] = x[0]\n"
+        "    return x, y, t\n"
+    )
+    text = autojit.convert_source(src, all_functions=True).text
+    assert autojit.convert_source(text, all_functions=True).text == text

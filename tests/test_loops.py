@@ -951,7 +951,7 @@ def f(x, n, t):
     # (no subnormals: jit on CPU flushes them to zero, eager comparisons do not)
     xs=st.lists(st.floats(-5, 5, width=32, allow_subnormal=False), min_size=1, max_size=6),
     n=st.integers(-1, 8),
-    t=st.floats(-1, 6, width=32),
+    t=st.floats(-1, 6, width=32, allow_subnormal=False),
 )
 def test_property_while_break_continue_and_stepped_range(xs, n, t):
     conv, orig_ns, conv_ns = _PROPERTY
@@ -1084,3 +1084,23 @@ def test_kept_loop_over_array_it_updates_iterates_by_index():
     )
     assert "for i in range(len(x)):" in conv.text
     assert any(r.code == "AJ934" and r.location.line == 8 for r in conv.refusals)  # the `for`
+
+
+def test_static_inner_loop_becomes_traced_inside_outer_loop():
+    # the inner while is static until the outer loop carries `s` (found by the soak test)
+    check(
+        """
+        def f(x: jax.Array, n):
+            s = 1.0
+            for vi in x:
+                m = 0
+                while m < n and s < 10.0:
+                    m += 1
+                    s = s + vi
+            return s
+        """,
+        "f",
+        [(f32(1, 2, 3), i32(2)), (f32(1, 2, 3), i32(0)), (f32(4, 5), i32(5))],
+        codes=["AJ201", "AJ204"],
+        exact_dtype=False,
+    )

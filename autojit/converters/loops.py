@@ -97,6 +97,28 @@ def replace(template: str, **replacements) -> list:
 
 def convert(ctx: Context) -> None:
     """Convert the loops of ``ctx.fn``, innermost first, re-analysing after each rewrite."""
+    _convert_function(ctx)
+    # a loop that a later conversion turned into a loop helper's content is reported once, by
+    # what finally happened to it
+    converted = {
+        (c.location.line, c.location.col)
+        for c in ctx.changes
+        if c.code in CODES and not c.message.startswith("kept")
+    }
+    seen: set = set()
+    kept = []
+    for r in ctx.refusals:
+        key = (r.code, r.location, r.reason)
+        if key in seen or (
+            r.code in REFUSAL_CODES and (r.location.line, r.location.col) in converted
+        ):
+            continue
+        seen.add(key)
+        kept.append(r)
+    ctx.refusals[:] = kept
+
+
+def _convert_function(ctx: Context) -> None:
     done: set[int] = set()
     forced: dict[int, _Plan] = {}
     while True:
@@ -110,6 +132,30 @@ def convert(ctx: Context) -> None:
             done.discard(id(loop))  # a `for` lowered in place is converted again
         if result:
             _reanalyse(ctx)
+        if isinstance(result, list):
+            for helper in result:
+                _convert_helper(ctx, helper)
+
+
+def _convert_helper(ctx: Context, helper) -> None:
+    """Loops kept inside a new loop helper (static before) may read the carry, traced now:
+    convert them with the helper's own analysis, which sees its parameters as traced."""
+    if not any(isinstance(s, (gast.For, gast.While)) for s in walk_statements(helper.body)):
+        return
+    an = ctx.analysis
+    enclosing = {**an.values.enclosing, **an.env_before(helper)}
+    sub = Context(
+        ctx.path,
+        ctx.source,
+        ctx.scope,
+        helper,
+        FunctionAnalysis(helper, ctx.scope, set(), enclosing),
+        ctx.names,
+        ctx.options,
+        changes=ctx.changes,
+        refusals=ctx.refusals,
+    )
+    _convert_function(sub)
 
 
 def _reanalyse(ctx: Context) -> None:
@@ -859,7 +905,7 @@ def _ordered_names(nodes) -> list[str]:
     return out
 
 
-def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan) -> bool:
+def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
     lax = ctx.names.lax
     body_act = an.activity.of_block(loop.body)
     defs = {s.name for s in loop.body if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))}
@@ -1081,7 +1127,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             f"(zeros if it runs zero times)"
         )
     ctx.change(plan.code, loop, msg)
-    return True
+    return [st for st in new if isinstance(st, gast.FunctionDef)]
 
 
 # -- break / continue / return -> flags ---------------------------------------------------

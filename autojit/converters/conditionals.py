@@ -1490,6 +1490,9 @@ def _names_in_order(stmts, store: bool) -> list[str]:
             if is_store == store and node.id not in out:
                 out.append(node.id)
             return
+        if not store and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            if node.target.id not in out:  # `s -= 1` reads `s` (its target is a Store)
+                out.append(node.target.id)
         for child in gast.iter_child_nodes(node):
             visit(child)
 

@@ -164,12 +164,7 @@ def test_refused_update_inside_converted_branch_is_idempotent() -> None:
     assert autojit.convert_source(text, all_functions=True).text == text
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals: `s -= 1.0` in a branch where `s` is dead after the `if`: `s` is not "
-    "passed to the branch function (an AugAssign target is a Store, not counted as a read), "
-    "so `s -= 1.0` inside it raises UnboundLocalError under jit, nothing refused",
-)
+# fixed: an augmented assignment's target counts as a read (passed to the branch functions)
 def test_dead_augmented_assignment_in_branch() -> None:
     check(
         "import jax.numpy as jnp\n\n"

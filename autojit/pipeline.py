@@ -341,10 +341,20 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         result.changes.extend(ctx.changes)
         result.refusals.extend(ctx.refusals)
     if result.changes:
-        renderer = Renderer(src)
+        renderer = Renderer(src, _indent_unit(src, fn_ast))
         splice_block(renderer, src, fn, "body")
     result.new_text = src.text((start, end))
     return result
+
+
+def _indent_unit(src: SourceText, fn_ast) -> str:
+    """One level of indentation as the function's own body writes it (2 spaces, a tab...)."""
+    first = fn_ast.body[0]
+    if first.lineno > fn_ast.lineno and src.starts_line(first):
+        inner, outer = src.indent_of(first), src.indent_of(fn_ast)
+        if inner.startswith(outer) and len(inner) > len(outer):
+            return inner[len(outer) :]
+    return "    "
 
 
 def analyse_units(fn, scope: ModuleScope, static_names: set[str]):

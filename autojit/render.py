@@ -117,8 +117,9 @@ def _placeholder(i: int) -> str:
 
 
 class Renderer:
-    def __init__(self, source: SourceText) -> None:
+    def __init__(self, source: SourceText, unit: str = "    ") -> None:
         self.src = source
+        self.unit = unit  # one level of indentation in generated code, as the file writes it
         self._pristine: dict[int, bool] = {}
 
     # -- pristine -------------------------------------------------------------------------
@@ -332,7 +333,7 @@ class Renderer:
             outer = self.src.indent_of(s)
             if inner.startswith(outer) and len(inner) > len(outer):
                 return inner[len(outer) :]
-        return "    "
+        return self.unit
 
     def _generated_header(self, h, indent: str) -> list[str]:
         t = f" {self.expr(h.type)}" if h.type is not None else ""
@@ -340,7 +341,7 @@ class Renderer:
         return [f"{indent}except{t}{n}:"]
 
     def _generated(self, s, indent: str) -> list[str]:
-        unit = self._unit(s) if getattr(s, "_aj_orig", False) else "    "
+        unit = self._unit(s) if getattr(s, "_aj_orig", False) else self.unit
         inner = indent + unit
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             out = [f"{indent}@{self.expr(d)}" for d in s.decorator_list]
@@ -534,7 +535,7 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
         if getattr(first, "lineno", None) is not None and src.starts_line(first):
             inner = src.indent_of(first)
         else:
-            inner = indent + "    "
+            inner = indent + renderer.unit
         lines = [indent + "else:"] + renderer.block(new, inner)
         src.replace(src.line_starts[o.lineno - 1], end, nl.join(lines))
         return

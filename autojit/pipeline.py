@@ -139,6 +139,15 @@ def convert_source(
     return conversion
 
 
+# A function that jits, times or synchronises jax work itself, or checks results with
+# numpy.testing, runs eagerly around traced code: it is a driver, never traced, so using jax
+# does not make it a candidate (it still is when decorated, passed to a transform or named).
+_EAGER_DRIVER = re.compile(
+    r"\bjit\s*\(|\.block_until_ready\s*\(|\bdevice_get\s*\(|\bnp\.testing\.|\bnumpy\.testing\."
+    r"|\btime\.(?:perf_counter|time|monotonic)\s*\(|\btimeit\b"
+)
+
+
 def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]:
     passed = _passed_names(text)
     aliases = scope.jax_aliases
@@ -176,7 +185,9 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 else len(text)
             )
             doc = _docstring_span(node, src)
-            if alias_re.search(text, start, doc[0]) or alias_re.search(text, doc[1], end):
+            if (
+                alias_re.search(text, start, doc[0]) or alias_re.search(text, doc[1], end)
+            ) and not _EAGER_DRIVER.search(text, start, end):
                 out.append(_Candidate(node, qual))
 
     for stmt in tree.body:

@@ -579,6 +579,9 @@ class _Conditionals:
         for b in branches:
             act = an.activity.of_block(b)
             rebinds |= act.reads & act.writes
+            # a name the branch assigns on some paths only: its other paths give the incoming
+            # value, which a closure cannot once the name is local to the branch function
+            rebinds |= (set(reads) & act.writes) - set(_surely_assigned(b))
         out = []
         for n in reads:
             if n not in defined:

@@ -114,6 +114,28 @@ def test_iterating_an_array_while_updating_its_items() -> None:
     assert out.kind in oracle.OK
 
 
+def test_name_assigned_on_some_paths_of_a_branch() -> None:
+    """`t` is assigned only in the innermost else of an elif chain: the branch function made
+    `t` local without receiving it (NameError: free variable `t` ... under jit)."""
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n"
+        "    t = 0.0\n"
+        "    c = 0\n"
+        "    if y[0] != a:\n"
+        "        s = s - 1.0\n"
+        "    elif n > 3:\n"
+        "        c += 1\n"
+        "    elif k > 1:\n"
+        "        s = jnp.max(y)\n"
+        "    else:\n"
+        "        t = a\n"
+        "    return s, t, c\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 
@@ -231,3 +253,27 @@ def test_refused_update_after_early_return_is_idempotent() -> None:
     )
     text = autojit.convert_source(src, all_functions=True).text
     assert autojit.convert_source(text, all_functions=True).text == text
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="loops + conditionals: the `break_` flag of a scanned loop is promoted with a float "
+    "(`jnp.asarray(break_, jnp.result_type(break_, 0.0))`) on one path of the branch that "
+    "guards the rest of the body: 'cond branches must have equal output types' under jit",
+)
+def test_break_flag_keeps_its_bool_type() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = jnp.sum(x)\n"
+        "    t = 0.0\n"
+        "    y = y * 0.5 + y\n"
+        "    if jnp.min(y) <= s:\n"
+        "        pass\n"
+        "    else:\n"
+        "        for i, vi in enumerate(y):\n"
+        "            if 1.0 * 0.5 < jnp.where(y[0] < a, y[0], s) < s + a:\n"
+        "                break\n"
+        "            t = jnp.maximum(s, s)\n"
+        "    return s, t\n"
+    )

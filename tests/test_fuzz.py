@@ -84,9 +84,9 @@ def test_never_wrong_never_crashes(outcomes: list[tuple[Program, oracle.Outcome]
 
 @pytest.mark.xfail(
     strict=False,
-    reason="open converter bugs, see tests/test_fuzz_regressions.py: a static name passed into "
-    "a branch function as an operand is traced there; refused statements inside converted "
-    "branches are converted by a second run",
+    reason="open converter bugs, each with a minimal program in tests/test_fuzz_regressions.py "
+    "(xfail): ternary inside an `if` test, refused statements moved into branch functions "
+    "(not idempotent), break flag promoted to float, generated lax.cond counted as a side effect",
 )
 def test_converted_or_refused(outcomes: list[tuple[Program, oracle.Outcome]]) -> None:
     """Nothing fails under jit without a refusal; converting the output again changes nothing;

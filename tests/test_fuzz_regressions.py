@@ -277,3 +277,43 @@ def test_break_flag_keeps_its_bool_type() -> None:
         "            t = jnp.maximum(s, s)\n"
         "    return s, t\n"
     )
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="loops: a trailing `continue` under a traced condition in `for i in range(k)` is "
+    "lowered to a `continue_` flag set inside a lax.cond branch that returns None (the flag is "
+    "lost) and the loop stays Python over a traced `k` (range(k) is not made static, nothing "
+    "refused): TracerIntegerConversionError under jit",
+)
+def test_trailing_continue_in_range_of_parameter() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    c = 0\n"
+        "    for i in range(k):\n"
+        "        if a >= y[0]:\n"
+        "            continue\n"
+        "    c += 1\n"
+        "    return c\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="loops: `if a > 0: continue` then an unconditional `continue` (dead code after it): "
+    "the flag lowering writes `continue_ = jnp.where(a > 0, True, continue_)` before "
+    "`continue_` is defined: UnboundLocalError under jit, nothing refused",
+)
+def test_continue_flag_read_before_assignment() -> None:
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = -1.0\n"
+        "    for i in range(x.shape[0]):\n"
+        "        if a > 0:\n"
+        "            continue\n"
+        "        continue\n"
+        "        t -= a\n"
+        "    return t\n"
+    )

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from tests.fuzz import oracle
 from tests.fuzz.generator import Program, cases
 
-EXAMPLES = int(os.environ.get("AUTOJIT_FUZZ_EXAMPLES", "250"))
+EXAMPLES = int(os.environ.get("AUTOJIT_FUZZ_EXAMPLES", "1000"))
 
 
 @pytest.fixture(scope="module")

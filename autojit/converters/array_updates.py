@@ -24,7 +24,7 @@ from ..analysis import Kind, Value, dotted_name
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
 from ..templates import name, replace, replace_expr
-from .base import Context, walk_statements
+from .base import Context, StatementExpressionRewriter, walk_statements
 
 CODES = ("AJ301", "AJ302", "AJ303", "AJ304")
 
@@ -440,30 +440,10 @@ def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
     )
 
 
-class _AtMaskRewriter(gast.NodeTransformer):
+class _AtMaskRewriter(StatementExpressionRewriter):
     def __init__(self, ctx: Context, stmt) -> None:
-        self.ctx = ctx
-        self.stmt = stmt
+        super().__init__(ctx, stmt)
         self.changed = False
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    def visit_Lambda(self, node):
-        return node
-
-    def visit_IfExp(self, node):
-        # our own dtype dispatch (AJ304) already handles both kinds of index: leave it alone
-        t = node.test
-        if (
-            isinstance(t, gast.Compare)
-            and isinstance(t.left, gast.Call)
-            and isinstance(t.left.func, gast.Attribute)
-            and t.left.func.attr == "result_type"
-        ):
-            return node
-        self.generic_visit(node)
-        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)

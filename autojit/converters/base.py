@@ -169,3 +169,37 @@ def blocks_of(stmt):
             yield stmt, f
     for h in getattr(stmt, "handlers", []) or []:
         yield h, "body"
+
+
+def is_index_dtype_choice(node) -> bool:
+    """autojit's own `A if jnp.result_type(index) == jnp.bool_ else B` (AJ304 / AJ403 output),
+    which already handles an index that may be a mask or integers."""
+    t = node.test if isinstance(node, gast.IfExp) else None
+    return (
+        isinstance(t, gast.Compare)
+        and isinstance(t.left, gast.Call)
+        and isinstance(t.left.func, gast.Attribute)
+        and t.left.func.attr == "result_type"
+    )
+
+
+class StatementExpressionRewriter(gast.NodeTransformer):
+    """Rewrites the expressions of one statement. It does not enter nested functions or
+    lambdas (their names are not in this statement's analysis), nor autojit's own dtype choice
+    on an index, so converting the output again changes nothing."""
+
+    def __init__(self, ctx: Context, stmt) -> None:
+        self.ctx = ctx
+        self.stmt = stmt
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        if is_index_dtype_choice(node):
+            return node
+        self.generic_visit(node)
+        return node

@@ -32,7 +32,7 @@ import gast
 
 from ..analysis import Kind, dotted_name
 from ..templates import copy_expr, name, replace_expr
-from .base import Context, walk_statements
+from .base import Context, StatementExpressionRewriter, walk_statements
 
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
 
@@ -74,30 +74,7 @@ def convert(ctx: Context) -> None:
                 setattr(s, fname, [rw.visit(v) for v in value])
 
 
-class _Rewriter(gast.NodeTransformer):
-    def __init__(self, ctx: Context, stmt) -> None:
-        self.ctx = ctx
-        self.stmt = stmt
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    def visit_Lambda(self, node):
-        return node
-
-    def visit_IfExp(self, node):
-        # our own choice on the index's dtype already handles both kinds of index
-        t = node.test
-        if (
-            isinstance(t, gast.Compare)
-            and isinstance(t.left, gast.Call)
-            and isinstance(t.left.func, gast.Attribute)
-            and t.left.func.attr == "result_type"
-        ):
-            return node
-        self.generic_visit(node)
-        return node
-
+class _Rewriter(StatementExpressionRewriter):
     def visit_ListComp(self, node):
         return node  # names bound by the comprehension are not in the analysis
 

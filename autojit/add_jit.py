@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass
 
 from .model import Conversion, FunctionConversion, Location
-from .scope import ModuleScope, module_scope
+from .scope import ModuleScope, dotted_name, module_scope
 from .source import SourceText, newline_of
 
 # decorators that jit can sit on top of (they keep the signature through functools.wraps)
@@ -49,19 +49,8 @@ class _Edit:
     text: str
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
 def _resolve(node: ast.AST, scope: ModuleScope) -> str | None:
-    name = _dotted(node)
+    name = dotted_name(node)
     if name is None:
         return None
     return scope.qualified(name) or name
@@ -89,14 +78,7 @@ class _Namer:
         self.imports: list[str] = []
 
     def _taken(self, name: str) -> bool:
-        s = self.scope
-        return (
-            name in s.modules
-            or name in s.imported_names
-            or name in s.assigned
-            or name in s.functions
-            or name in s.classes
-        )
+        return self.scope.binds(name)
 
     def jit(self) -> str:
         for local, full in self.scope.imported_names.items():

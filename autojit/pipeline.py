@@ -47,6 +47,7 @@ def _passed_names(text: str) -> set[str]:
             i = text.find(t, i + 1)
     return out
 
+
 # The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
 Converter = Callable[[Context], None]
 CONVERTERS: list[Converter] = [
@@ -240,26 +241,15 @@ def _docstring_span(node, src: SourceText) -> tuple[int, int]:
 def _decorated_jax(node, scope: ModuleScope) -> bool:
     for d in node.decorator_list:
         target = d.func if isinstance(d, ast.Call) else d
-        name = _ast_dotted(target)
+        name = dotted_name(target)
         if name is None:
             continue
         if name.endswith("partial") and isinstance(d, ast.Call) and d.args:
-            name = _ast_dotted(d.args[0]) or name
+            name = dotted_name(d.args[0]) or name
         q = scope.qualified(name) or name
         if q.startswith("jax.") or q.startswith("autojit.") or q in ("jit", "convert"):
             return True
     return False
-
-
-def _ast_dotted(node) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def declared_static(fn, scope: ModuleScope) -> set[str]:

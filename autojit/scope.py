@@ -22,6 +22,16 @@ class ModuleScope:
     last_import_end: int = 0  # line after which new imports go (0: top of file)
     first_stmt_line: int = 1
 
+    def binds(self, name: str) -> bool:
+        """Whether the module binds ``name`` at top level (import, assignment, def, class)."""
+        return (
+            name in self.modules
+            or name in self.imported_names
+            or name in self.assigned
+            or name in self.functions
+            or name in self.classes
+        )
+
     def alias_for(self, module: str) -> str | None:
         """The file's own name for ``module`` (e.g. 'jnp' for 'jax.numpy'), if it has one."""
         for name, full in self.modules.items():
@@ -129,3 +139,15 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                     _visit_top(s, scope, reassigned)
         if scope.last_import_end != before:  # new imports go after the block, not inside it
             scope.last_import_end = stmt.end_lineno or stmt.lineno
+
+
+def dotted_name(node) -> str | None:
+    """`a.b.c` for a chain of attributes on a name (an ``ast`` or ``gast`` node), else None."""
+    parts = []
+    while type(node).__name__ == "Attribute":
+        parts.append(node.attr)
+        node = node.value
+    if type(node).__name__ == "Name":
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None

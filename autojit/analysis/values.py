@@ -24,7 +24,7 @@ from ..jaxapi import (
     STATIC_ATTRIBUTES,
     STATIC_RESULT_CALLS,
 )
-from ..scope import ModuleScope
+from ..scope import ModuleScope, dotted_name
 from .activity import ActivityAnalysis, expr_activity
 
 
@@ -86,17 +86,6 @@ def _join_env(a: Env, b: Env) -> Env:
     for k, v in b.items():
         out[k] = out[k].join(v) if k in out else v
     return out
-
-
-def dotted_name(node) -> str | None:
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, gast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 class ValueAnalysis:

@@ -53,14 +53,7 @@ class Names:
         return default_alias
 
     def _bound(self, name: str) -> bool:
-        sc = self.scope
-        return (
-            name in sc.modules
-            or name in sc.imported_names
-            or name in sc.assigned
-            or name in sc.functions
-            or name in sc.classes
-        )
+        return self.scope.binds(name)
 
     @property
     def jnp(self) -> str:

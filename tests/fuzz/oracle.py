@@ -293,6 +293,10 @@ def reduce(
         candidates: list[tuple[list[ast.stmt], int]] = []
         for block in _stmt_lists(fn):
             for i in range(len(block)):
+                if i == 0 and any(
+                    isinstance(w, ast.While) and w.body is block for w in ast.walk(fn)
+                ):
+                    continue  # keep a while loop's increment: without it the loop never ends
                 candidates.append((block, i))
         for block, i in candidates:
             if block is fn.body and (i == 0 or i == len(block) - 1):

@@ -168,11 +168,7 @@ def test_parameter_in_nested_if_inside_traced_branch() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals + AJ901: `x[1] = s` refused (AJ901, `s = x[0]` may alias x) is still "
-    "wrapped into a lax.cond branch; converting the output again converts it (not idempotent)",
-)
+# fixed: a statement refused by AJ901 is never moved into generated code (AJ919 / AJ915)
 def test_refused_update_inside_converted_branch_is_idempotent() -> None:
     src = (
         "import jax.numpy as jnp\n\n"
@@ -235,12 +231,7 @@ def test_ternary_on_loop_index_inside_if_test() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals + AJ901: an early return moves the refused `y[:2] = x[0]` (AJ901: "
-    "`t = y[1]` may alias y) into the `_else` branch function, where `t` is a parameter; the "
-    "second conversion rewrites it (not idempotent)",
-)
+# fixed: a statement refused by AJ901 is never moved into generated code (AJ919 / AJ915)
 def test_refused_update_after_early_return_is_idempotent() -> None:
     src = (
         "import jax.numpy as jnp\n\n"

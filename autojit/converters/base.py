@@ -27,6 +27,18 @@ class Options:
         return not any(code.startswith(p) for p in self.ignore)
 
 
+# Refusals that only report Python code kept because it already works under jit.
+INFORMATIONAL_REFUSALS = frozenset({"AJ930"})
+
+
+def first_refused(stmts):
+    """The first statement in ``stmts`` (at any depth) that a converter refused to rewrite."""
+    for s in walk_statements(stmts, into_functions=True):
+        if getattr(s, "_aj_refused", None):
+            return s
+    return None
+
+
 class Names:
     """The file's own names for jax, jax.numpy and jax.lax; records the imports it must add."""
 
@@ -111,6 +123,10 @@ class Context:
         self.changes.append(Change(code, self.location(node), message))
 
     def refuse(self, code: str, node, reason: str) -> None:
+        if code not in INFORMATIONAL_REFUSALS and isinstance(node, gast.stmt):
+            # left as it is: no later rewrite may move it into generated code (where the
+            # analysis that refused it could not see what it saw), see `first_refused`
+            node._aj_refused = code
         if self.options.enabled(code) and not self.noqa(code, node):
             self.refusals.append(Refusal(code, self.location(node), reason))
 

@@ -38,7 +38,7 @@ from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import expr_activity
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context
+from .base import Context, first_refused
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
@@ -157,6 +157,14 @@ class _Conditionals:
             self.ctx.refuse("AJ915", node, reason)
 
         if not any(traced_if_with_return(s) for s in _all_ifs(self.ctx.fn.body)):
+            return False
+        kept = first_refused(self.ctx.fn.body)
+        if kept is not None:
+            # lifting would move code (and the statement left as it is) into branch functions
+            for s in _all_ifs(self.ctx.fn.body):
+                if traced_if_with_return(s):
+                    fail(s, _around_refused_reason(kept, "`return` under this traced `if`"))
+                    break
             return False
         if not self.ctx.allowed("AJ107", self.ctx.fn):
             return False
@@ -425,6 +433,7 @@ class _Conditionals:
             return
         if not self.ctx.allowed("AJ101", s):
             return
+        _refuse_around_refused(s, s.body + s.orelse, "`if`")
         self._check_branches(s)
         returning = has_return(s.body) or has_return(s.orelse)
         if returning and not (always_returns(s.body) and always_returns(s.orelse)):
@@ -1264,6 +1273,20 @@ class _Conditionals:
             f"branch -> `return {self.lax}.switch(...)` over {len(names_)} branch functions",
         )
         return True
+
+
+def _around_refused_reason(kept, what: str) -> str:
+    return (
+        f"{what} cannot be converted around the statement at line "
+        f"{getattr(kept, 'lineno', '?')}, which autojit left as it is ({kept._aj_refused}): "
+        f"fix that one first"
+    )
+
+
+def _refuse_around_refused(s, stmts, what: str) -> None:
+    kept = first_refused(stmts)
+    if kept is not None:
+        raise _Refused("AJ919", s, _around_refused_reason(kept, what))
 
 
 class _ExprRewriter(gast.NodeTransformer):

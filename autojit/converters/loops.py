@@ -37,7 +37,7 @@ from ..jaxapi import SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
-from .base import Context, walk_statements
+from .base import Context, first_refused, walk_statements
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
 REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935")
@@ -226,6 +226,16 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
     if plan is None:
         return False
     if not ctx.allowed(plan.code, loop):
+        return False
+    kept = first_refused(loop.body)
+    if kept is not None:
+        ctx.refuse(
+            "AJ919",
+            loop,
+            f"this loop cannot be converted around the statement at line "
+            f"{getattr(kept, 'lineno', '?')}, which autojit left as it is ({kept._aj_refused}): "
+            f"fix that one first",
+        )
         return False
     problem = _body_problem(ctx, an, block, loop, plan)
     if problem is not None:

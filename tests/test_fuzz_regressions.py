@@ -196,12 +196,7 @@ def test_dead_augmented_assignment_in_branch() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals: a ternary on a traced value inside an `if` test stays a Python "
-    "ternary (the `if` becomes jnp.where/lax.cond, its test is not converted): "
-    "TracerBoolConversionError under jit, nothing refused",
-)
+# fixed: ternaries inside an `if` / `while` test are converted like any other value
 def test_ternary_inside_if_test() -> None:
     check(
         "import jax.numpy as jnp\n\n"
@@ -213,12 +208,7 @@ def test_ternary_inside_if_test() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="loops + conditionals: `x[i] if i > 0 else -0.5` is static while `i` is a Python loop "
-    "index, but the loop becomes a fori_loop (i traced) and the ternary in the `if` test stays "
-    "Python: TracerBoolConversionError under jit, nothing refused",
-)
+# fixed: ternaries inside an `if` / `while` test are converted like any other value
 def test_ternary_on_loop_index_inside_if_test() -> None:
     check(
         "import jax.numpy as jnp\n\n"

@@ -287,6 +287,8 @@ class _Conditionals:
                 if fname in ("body", "orelse", "finalbody", "handlers"):
                     continue
                 if isinstance(s, (gast.If, gast.While)) and fname == "test":
+                    # the test itself becomes the predicate; ternaries inside it are values
+                    setattr(s, fname, _rewrite_ternaries(rw, val))
                     continue
                 if isinstance(val, gast.expr):
                     setattr(s, fname, rw.visit(val))
@@ -1273,6 +1275,26 @@ class _Conditionals:
             f"branch -> `return {self.lax}.switch(...)` over {len(names_)} branch functions",
         )
         return True
+
+
+def _rewrite_ternaries(rw: gast.NodeTransformer, node):
+    """``node`` with every outermost ternary in it rewritten by ``rw`` (the rest untouched)."""
+    if isinstance(node, gast.IfExp):
+        return rw.visit(node)
+    if isinstance(
+        node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+    ):
+        return node
+    for fname, value in gast.iter_fields(node):
+        if isinstance(value, gast.expr):
+            new = _rewrite_ternaries(rw, value)
+            if new is not value:
+                setattr(node, fname, new)
+        elif isinstance(value, list):
+            items = [_rewrite_ternaries(rw, v) if isinstance(v, gast.expr) else v for v in value]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                setattr(node, fname, items)
+    return node
 
 
 def _around_refused_reason(kept, what: str) -> str:

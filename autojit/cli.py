@@ -1012,9 +1012,9 @@ def _line_edits(old: str, new: str, index: Any = None) -> list[dict[str, Any]]:
 
 
 def rules_dir() -> Path:
-    import autojit
+    from .registry import RULES_DIR
 
-    return Path(autojit.__file__).parent.parent / "rules"
+    return RULES_DIR
 
 
 @dataclass

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+def _rules_dir() -> Path:
+    """The checkout's top-level ``rules/`` (editable install), else the copy a wheel carries."""
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "rules"
+    if checkout.is_dir():
+        return checkout
+    return here / "_rules"  # copied there by setup.py's build_py when a wheel is built
+
+
+RULES_DIR = _rules_dir()
 
 _TITLE = re.compile(r"^#\s+(AJ\d{3})\s*:\s*(\S.*?)\s*$")
 _FENCE = re.compile(r"^```[ \t]*python[ \t]*\r?\n(.*?)^```[ \t]*$", re.S | re.M)

@@ -160,3 +160,34 @@ def test_every_emitted_code_has_a_rule_file():
     assert {"AJ301", "AJ302", "AJ303", "AJ304"} <= codes
     missing = sorted(c for c in codes if not (ROOT / "rules" / f"{c}.md").exists())
     assert not missing, f"codes without a rule file: {missing}"
+
+
+def test_built_package_carries_the_rule_catalog(tmp_path: Path) -> None:
+    """A wheel has no checkout: setup.py's build_py copies rules/ into autojit/_rules, and the
+    registry of a package without a top-level rules/ next to it reads that copy."""
+    import subprocess
+    import sys
+
+    root = Path(registry.__file__).resolve().parent.parent
+    build = tmp_path / "lib"
+    subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(build)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    shipped = sorted(p.name for p in (build / "autojit" / "_rules").glob("AJ*.md"))
+    assert shipped == sorted(p.name for p in (root / "rules").glob("AJ*.md"))
+    code = (
+        "import autojit.registry as r; "
+        "print(r.RULES_DIR.name, len(r.all_rules()), r.rule('AJ301').name)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(build), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert out == ["_rules", str(len(shipped)), "array-item-assignment"]

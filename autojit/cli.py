@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .model import Conversion
+from .model import KEPT_CODES, Conversion
 
 EXIT_OK = 0
 EXIT_CHANGED = 1
@@ -809,6 +809,12 @@ def convert(
     default="text",
     show_default=True,
 )
+@click.option(
+    "--show-notes",
+    is_flag=True,
+    help="Also print notes (AJ100, AJ930: code kept as it is because it already works under "
+    "jit). JSON and SARIF always carry them, as kind/level 'note'.",
+)
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -819,10 +825,12 @@ def check(
     quiet: bool,
     config_path: str | None,
     output_format: str,
+    show_notes: bool,
 ) -> None:
     """Report what `convert` would rewrite and what it cannot; write nothing.
 
-    Exit 1 when there are findings, 0 when clean, 2 on error.
+    Exit 1 when there are findings, 0 when clean, 2 on error. Notes (code kept as it is because
+    it already works under jit) are not findings.
     """
     _check_paths(paths)
     settings = _settings(
@@ -842,11 +850,15 @@ def check(
                 )
             continue
         items = _findings(result)
-        findings += len(items)
-        files_with_findings += bool(items)
+        counted = [it for it in items if it["kind"] != "note"]
+        findings += len(counted)
+        files_with_findings += bool(counted)
         if output_format == "json":
             report.append({"path": result.path, "error": None, "findings": items})
-        elif output_format == "github":
+            continue
+        if not show_notes:
+            items = counted
+        if output_format == "github":
             for it in items:
                 level = "warning" if it["kind"] == "change" else "notice"
                 click.echo(
@@ -904,7 +916,7 @@ def _sarif(results: list[FileResult]) -> dict[str, Any]:
             out.append(
                 {
                     "ruleId": code,
-                    "level": "warning" if it["kind"] == "change" else "note",
+                    "level": {"change": "warning", "refusal": "note"}.get(it["kind"], "none"),
                     "message": {"text": it["message"]},
                     "locations": [
                         _sarif_location(
@@ -974,7 +986,7 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
         ]
         out.append(
             {
-                "kind": "change",
+                "kind": "note" if c.code in KEPT_CODES else "change",
                 "code": c.code,
                 "message": c.message,
                 "doc": f"rules/{c.code}.md",
@@ -986,7 +998,7 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
     for r in conv.refusals:
         out.append(
             {
-                "kind": "refusal",
+                "kind": "note" if r.code in KEPT_CODES else "refusal",
                 "code": r.code,
                 "message": r.reason,
                 "doc": f"rules/{r.code}.md",

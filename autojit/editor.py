@@ -29,13 +29,14 @@ from typing import Any
 
 import click
 
-from .model import Conversion, Location
+from .model import KEPT_CODES, Conversion, Location
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 # LSP DiagnosticSeverity
 SEVERITY_WARNING = 2
 SEVERITY_INFORMATION = 3
+SEVERITY_HINT = 4
 
 
 def utf16_len(text: str) -> int:
@@ -351,7 +352,9 @@ def _line_span(index: LineIndex, span: FunctionSpan) -> tuple[int, int]:
 
 def rule_href(code: str) -> str | None:
     """A URI for a rule's documentation: the rule file shipped with autojit, if it exists."""
-    path = Path(__file__).resolve().parent.parent / "rules" / f"{code}.md"
+    from .registry import RULES_DIR
+
+    path = RULES_DIR / f"{code}.md"
     return path.as_uri() if path.is_file() else None
 
 
@@ -359,10 +362,15 @@ def diagnostic(
     index: LineIndex, code: str, message: str, loc: Location, kind: str, function: str = ""
 ) -> dict[str, Any]:
     """An LSP ``Diagnostic`` for a change (``kind='change'``: a warning, with a quick-fix) or a
-    refusal (``kind='refusal'``: information, code left as is)."""
+    refusal (``kind='refusal'``: information, code left as is); a note that code already correct
+    under jit was kept (``KEPT_CODES``) is a hint."""
+    if code in KEPT_CODES:
+        severity = SEVERITY_HINT
+    else:
+        severity = SEVERITY_WARNING if kind == "change" else SEVERITY_INFORMATION
     out: dict[str, Any] = {
         "range": index.location_range(loc),
-        "severity": SEVERITY_WARNING if kind == "change" else SEVERITY_INFORMATION,
+        "severity": severity,
         "code": code,
         "source": "autojit",
         "message": message,

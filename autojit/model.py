@@ -5,6 +5,11 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+#: Codes that only report code kept as it is because it already works under jit (a condition
+#: on static values, a loop over static values): notes, not findings. ``check`` does not count
+#: them and editors show them as hints.
+KEPT_CODES = frozenset({"AJ100", "AJ930"})
+
 
 @dataclass(frozen=True, order=True)
 class Location:

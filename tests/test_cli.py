@@ -629,6 +629,24 @@ def test_check_command(tree: Path) -> None:
     assert run("check", str(tree / "bad.py")).exit_code == 2
 
 
+def test_check_does_not_count_notes_of_kept_code(tmp_path: Path) -> None:
+    """A static loop kept as Python (AJ930) needs nothing: `check` exits 0 and prints it only
+    with --show-notes; JSON carries it as kind 'note'."""
+    src = tmp_path / "kept.py"
+    src.write_text(
+        "import jax.numpy as jnp\n\n\ndef f(x):\n    for i in range(3):\n"
+        "        x = x + i\n    return jnp.sin(x)\n"
+    )
+    r = run("check", str(src))
+    assert r.exit_code == 0 and r.stdout == "" and "no findings" in r.stderr
+    r = run("check", "--show-notes", str(src))
+    assert r.exit_code == 0 and f"{src}:5:5: AJ930 " in r.stdout
+    r = run("check", "--output-format", "json", str(src))
+    assert r.exit_code == 0
+    (entry,) = json.loads(r.stdout)
+    assert [(it["kind"], it["code"]) for it in entry["findings"]] == [("note", "AJ930")]
+
+
 def test_check_json_fix_edits_reproduce_convert(tree: Path) -> None:
     r = run("check", "--output-format", "json", str(tree / "a.py"))
     assert r.exit_code == 1

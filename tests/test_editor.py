@@ -25,6 +25,7 @@ from autojit.editor import (
     LineIndex,
     apply_text_edits,
     code_action,
+    diagnostic,
     line_edits,
     path_to_uri,
     split_lines,
@@ -617,3 +618,13 @@ def test_code_action_positions_property(before: str, same_line: str, nl: str, in
     new = apply_text_edits(text, action["edit"]["changes"]["untitled:m"])
     assert new == convert_source(text, "m.py", only=["put"]).text
     assert new.count(nl) == text.count(nl)
+
+
+def test_notes_of_kept_code_are_hints_and_link_their_rule() -> None:
+    index = LineIndex("for i in range(3):\n    pass\n")
+    loc = Location("f.py", 1, 1, 1, 19)
+    note = diagnostic(index, "AJ930", "kept as a Python loop", loc, "refusal")
+    refusal = diagnostic(index, "AJ931", "cannot convert", loc, "refusal")
+    change = diagnostic(index, "AJ301", "x[i] = y", loc, "change")
+    assert (note["severity"], refusal["severity"], change["severity"]) == (4, 3, 2)
+    assert note["codeDescription"]["href"].endswith("/AJ930.md")

@@ -51,13 +51,10 @@ def test_elif_replaced_stays_under_else() -> None:
     assert "    else:\n        def _then" in out.converted
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="conditionals: the inner elif (outputs all dead) becomes `jax.lax.cond(a > 2, _then, "
-    "_else, x)` returning None, and then the enclosing traced `if k > 1:` refuses (AJ912) "
-    "because that generated call 'changes `jax`': autojit's own output counted as a side effect",
-)
 def test_elif_with_dead_outputs_stays_under_else() -> None:
+    """The inner elif (outputs all dead) becomes a `jax.lax.cond(...)` statement; the enclosing
+    traced `if k > 1:` refused it (AJ912) as a call 'for its effect': autojit's own output
+    counted as a side effect, and the second conversion differed."""
     src = (
         "import jax.numpy as jnp\n\n"
         "def f(x, y, a, k):\n"
@@ -133,6 +130,27 @@ def test_name_assigned_on_some_paths_of_a_branch() -> None:
         "    else:\n"
         "        t = a\n"
         "    return s, t, c\n"
+    )
+
+
+def test_not_on_python_value_that_becomes_an_operand() -> None:
+    """The inner elif's predicate kept `not 0.0 == s` as Python (`s` a Python float there);
+    the enclosing traced `if` then passed `s` (rebound in its other branch) as a lax.cond
+    operand, so the `not` met a tracer: TracerBoolConversionError under jit."""
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = 0.0\n"
+        "    t = 0.0\n"
+        "    if jnp.abs(-0.5) < t - a:\n"
+        "        s = s * 0.5\n"
+        "    elif x[2] == s or not 0.0 == s:\n"
+        "        pass\n"
+        "    elif a == s:\n"
+        "        t = jnp.abs(k * 1.0)\n"
+        "    else:\n"
+        "        x[0] -= 0.5\n"
+        "    return x, s, t\n"
     )
 
 
@@ -236,13 +254,12 @@ def test_refused_update_after_early_return_is_idempotent() -> None:
     assert autojit.convert_source(text, all_functions=True).text == text
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="loops + conditionals: the `break_` flag of a scanned loop is promoted with a float "
-    "(`jnp.asarray(break_, jnp.result_type(break_, 0.0))`) on one path of the branch that "
-    "guards the rest of the body: 'cond branches must have equal output types' under jit",
-)
 def test_break_flag_keeps_its_bool_type() -> None:
+    """The `break_` flag of a scanned loop was promoted with a float (`jnp.asarray(break_,
+    jnp.result_type(break_, 0.0))`) on one path of the branch that guards the rest of the body:
+    the other path's `lax.cond(1.0 * 0.5 < ..., ...)` counted as 'surely floating' because a
+    float constant appeared inside its predicate ('cond branches must have equal output
+    types' under jit)."""
     check(
         "import jax.numpy as jnp\n\n"
         "def f(x, y, a, k):\n"

@@ -60,6 +60,8 @@ _BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"
 
 # methods and calls that only have effects (no useful result): allowed in a branch
 _PURE_STATEMENT_CALLS = ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint")
+# control flow whose functions jit traces: as a statement it has no effect of its own
+_TRACED_CONTROL = frozenset({"jax.lax.cond", "jax.lax.switch"})
 
 
 @dataclass
@@ -236,21 +238,32 @@ class _Conditionals:
         return None, None, t
 
     # -- predicates (truth value of a traced test) ---------------------------------------------
-    def pred(self, node, stmt):
-        """An expression whose value is the truth of ``node`` (traced), without Python's bool()."""
+    def pred(self, node, stmt, inner: bool = False):
+        """An expression whose value is the truth of ``node`` (traced), without Python's bool().
+        Inside a traced predicate (``inner``) `not` and chained comparisons are lowered even on
+        Python values: an enclosing `if` converted later may pass those values as operands."""
         v = self.value(node, stmt)
-        if not v.traced and not isinstance(node, gast.BoolOp):
+        lowered = isinstance(node, gast.BoolOp) or (
+            inner
+            and (
+                (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not))
+                or (isinstance(node, gast.Compare) and len(node.ops) > 1)
+            )
+        )
+        if not v.traced and not lowered:
             return node
         jnp = self.jnp
         if isinstance(node, gast.BoolOp):
             fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
-            parts = [self.pred(p, stmt) for p in node.values]
+            parts = [self.pred(p, stmt, inner=True) for p in node.values]
             out = parts[-1]
             for p in reversed(parts[:-1]):
                 out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
             return out
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-            return replace_expr(f"{jnp}.logical_not(A)", A=self.pred(node.operand, stmt))
+            return replace_expr(
+                f"{jnp}.logical_not(A)", A=self.pred(node.operand, stmt, inner=True)
+            )
         if isinstance(node, gast.Compare) and len(node.ops) > 1:
             return self.chained(node)
         return node
@@ -534,6 +547,10 @@ class _Conditionals:
             qual = self.ctx.scope.qualified(fname) or fname
             if any(qual.startswith(p) for p in _PURE_STATEMENT_CALLS) or fname == "print":
                 return
+            if qual in _TRACED_CONTROL or fname in (f"{self.lax}.cond", f"{self.lax}.switch"):
+                # a lax.cond / lax.switch statement (an inner `if` whose outputs are all dead,
+                # converted already): its branch functions are traced wherever it stands
+                return
             base = _base(call.func) if isinstance(call.func, gast.Attribute) else None
             what = (
                 f"`{self._src(call)}` changes `{base.id}`"
@@ -601,7 +618,7 @@ class _Conditionals:
             if v.traced or n in rebinds:
                 tested = any(
                     n in expr_activity(t).reads
-                    for st in _walk([x for b in branches for x in b])
+                    for st in _walk_all([x for b in branches for x in b])
                     for t in _tests_of(st)
                 )
                 if not v.traced and (v.kind is not Kind.STATIC or tested):
@@ -714,9 +731,11 @@ class _Conditionals:
             for n in outs:
                 if n not in seen:
                     out[n].append((name(n), s))
+        # names whose shape the enclosing loop fixes (scalar carry values; set by loops.py)
+        fixed = getattr(s, "_aj_scalar_carry", frozenset())
         for _n, vals in out.items():
             (a, sa), (b, sb) = vals
-            if not self._same_shape(a, sa, b, sb):
+            if _n not in fixed and not self._same_shape(a, sa, b, sb):
                 return None
         return out
 
@@ -1484,6 +1503,17 @@ def _walk(stmts):
             yield from _walk(h.body)
 
 
+def _walk_all(stmts):
+    """Statements in a block, nested ones included, function definitions (the branch
+    functions of inner ifs converted already, closures) included."""
+    for s in stmts:
+        yield s
+        for f in ("body", "orelse", "finalbody"):
+            yield from _walk_all(getattr(s, f, []) or [])
+        for h in getattr(s, "handlers", []) or []:
+            yield from _walk_all(h.body)
+
+
 def _all_ifs(stmts):
     for s in _walk(stmts):
         if isinstance(s, gast.If):
@@ -1689,41 +1719,53 @@ _KEEPS_DTYPE = frozenset(
 def _floating(conv, expr) -> bool | None:
     """True when an expression surely gives a floating result whatever its inputs (a true
     division, a float constant, a transcendental function); False when it surely keeps its
-    inputs' type (names, integer constants, arithmetic, reductions); None when unknown."""
-    keeps = True
-    for node in gast.walk(expr):
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div):
+    inputs' type (names, integer constants, arithmetic, reductions); None when unknown (a
+    comparison gives bool; a call of unknown type gives what it gives, whatever its arguments).
+    """
+    if isinstance(expr, (gast.Name, gast.Attribute)):
+        return False
+    if isinstance(expr, gast.Constant):
+        if isinstance(expr.value, float):
             return True
-        if isinstance(node, gast.Constant) and isinstance(node.value, float):
+        return False if type(expr.value) is int else None
+    if isinstance(expr, gast.Subscript):
+        return _floating(conv, expr.value)
+    if isinstance(expr, gast.UnaryOp):
+        return None if isinstance(expr.op, gast.Not) else _floating(conv, expr.operand)
+    if isinstance(expr, gast.BinOp):
+        if isinstance(expr.op, gast.Div):
             return True
-        if isinstance(node, gast.Call):
-            fname = dotted_name(node.func) or ""
-            short = fname.rsplit(".", 1)[-1]
-            qual = conv.ctx.scope.qualified(fname) or ""
-            if short in _FLOAT_FUNCS and (qual.startswith("jax.") or "." in fname):
-                return True
-            if short not in _KEEPS_DTYPE or qual.startswith("jax.lax"):
-                keeps = False
-        elif not isinstance(
-            node,
-            (
-                gast.Name,
-                gast.Constant,
-                gast.BinOp,
-                gast.UnaryOp,
-                gast.Compare,
-                gast.Subscript,
-                gast.Slice,
-                gast.Tuple,
-                gast.Attribute,
-                gast.expr_context,
-                gast.operator,
-                gast.unaryop,
-                gast.cmpop,
-            ),
-        ):
-            keeps = False
-    return False if keeps else None
+        parts = [_floating(conv, expr.left), _floating(conv, expr.right)]
+        if True in parts:
+            return True
+        return False if parts == [False, False] else None
+    if isinstance(expr, gast.Call):
+        fname = dotted_name(expr.func) or ""
+        short = fname.rsplit(".", 1)[-1]
+        if isinstance(expr.func, gast.Attribute):
+            short = expr.func.attr
+        qual = conv.ctx.scope.qualified(fname) or "" if fname else ""
+        if short in _FLOAT_FUNCS and (qual.startswith("jax.") or "." in fname):
+            return True
+        if short not in _KEEPS_DTYPE or qual.startswith("jax.lax"):
+            return None
+        if any(kw.arg == "dtype" for kw in expr.keywords):
+            return None
+        # where(cond, a, b): the condition's type does not reach the result
+        args = list(expr.args[1:] if short == "where" else expr.args)
+        if isinstance(expr.func, gast.Attribute) and not qual:
+            args.append(expr.func.value)  # a method: `x.sum()` has the type of `x`
+        return _floating_all(conv, args)
+    if isinstance(expr, (gast.Tuple, gast.List)):
+        return _floating_all(conv, expr.elts)
+    return None
+
+
+def _floating_all(conv, exprs) -> bool | None:
+    parts = [_floating(conv, a) for a in exprs]
+    if True in parts:
+        return True
+    return False if all(p is False for p in parts) else None
 
 
 def _kind_words(v: Value, tested: bool) -> str:

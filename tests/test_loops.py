@@ -1104,3 +1104,130 @@ def test_static_inner_loop_becomes_traced_inside_outer_loop():
         codes=["AJ201", "AJ204"],
         exact_dtype=False,
     )
+
+
+# -- break flags without lax.cond (the flag is the condition; scalar carries use jnp.where) ---
+
+
+FIRST_ABOVE = """
+def g(x, t):
+    idx = -1
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            idx = i
+            break
+    return idx
+"""
+
+
+@pytest.mark.parametrize("t", [-5.0, 0.0, 0.5, 0.95, 2.0])
+@pytest.mark.parametrize("n", [1, 7])  # n = 0: x[i] on a zero-length axis cannot be traced
+def test_break_flag_is_the_condition_and_scalar_carry_uses_where(n, t):
+    x = np.linspace(0, 1, n, dtype=np.float32)
+    conv = check(FIRST_ABOVE, "g", [(x, np.float32(t))], codes=("AJ205", "AJ102"))
+    assert "break_ = x[i] > t" in conv.text
+    assert "jnp.where(break_, i, idx)" in conv.text
+    assert "lax.cond" not in conv.text and "eval_shape" not in conv.text
+
+
+def test_break_flag_rest_of_if_body_and_else_and_statements_after():
+    src = """
+    def g(x, n, t):
+        s = jnp.float32(0)
+        c = 0
+        k = 0
+        while k < n:
+            k += 1
+            if x[k % x.shape[0]] > t:
+                s = s + 100.0
+                c = c + 1
+                break
+            else:
+                s = s - 1.0
+            c = c + 2
+            s = s * 2
+        return s, c, k
+    """
+    x = f32(0.1, 0.9, 0.3, 0.8)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 2, 6) for t in (0.5, 2.0, -1.0)]
+    conv = check(src, "g", calls, codes=("AJ201", "AJ205"))
+    assert "break_ = x[k % x.shape[0]] > t" in conv.text
+
+
+def test_continue_flag_is_the_condition_with_and_or_not():
+    src = """
+    def g(x, n, a):
+        s = jnp.float32(0)
+        for i in range(n):
+            if not (x[i] > a and x[i] < 2 * a) or x[i] == 0:
+                continue
+            s = s + x[i]
+        return s
+    """
+    x = f32(0.0, 1.0, 1.5, 3.0, 0.7)
+    calls = [(x, i32(n), np.float32(a)) for n in (0, 1, 5) for a in (0.5, 1.0)]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "continue_ = jnp.logical_or(" in conv.text
+
+
+def test_return_flag_is_the_condition():
+    src = """
+    def g(x, n):
+        for i in range(n):
+            if x[i] > 3:
+                y = x[i] * 2
+                return y + 1
+        return x[0]
+    """
+    calls = [(f32(1.0, 5.0, 2.0, 7.0), i32(n)) for n in (0, 1, 2, 4)]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "break_ = x[i] > 3" in conv.text
+
+
+def test_non_boolean_test_keeps_the_flag_assignment():
+    """`if x[i]:` is truthiness, not a bool: the flag is set inside the branch."""
+    src = """
+    def g(x, n):
+        c = 0
+        for i in range(n):
+            if x[i]:
+                break
+            c = c + 1
+        return c
+    """
+    calls = [(f32(1.0, 0.0, 2.0), i32(n)) for n in (0, 1, 3)] + [(f32(0.0, 0.0, 2.0), i32(3))]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "break_ = x[i]\n" not in conv.text
+
+
+def test_scalar_carry_reassigned_after_the_if_keeps_lax_cond_or_exact():
+    """The value chosen by the `if` does not reach the end of the body unchanged: no
+    shortcut, and values, shapes and dtypes still match."""
+    src = """
+    def g(x, n):
+        m = 0.0
+        for i in range(n):
+            v = x[i]
+            if v > 1:
+                m = v
+            m = m * 0.5
+        return m
+    """
+    calls = [(f32(0.5, 2.0, 3.0), i32(n)) for n in (0, 1, 3)]
+    check(src, "g", calls, codes=("AJ202",))
+
+
+def test_range_stop_changed_in_a_breaking_loop_is_read_once():
+    src = """
+    def g(x, n):
+        s = jnp.float32(0)
+        for i in range(n):
+            if x[i] > 5:
+                break
+            s = s + x[i]
+            n = n - 1
+        return s, n
+    """
+    calls = [(f32(1.0, 2.0, 3.0, 9.0, 1.0, 1.0), i32(n)) for n in (0, 1, 3, 6)]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "stop = n" in conv.text

@@ -984,6 +984,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     undefined: list[str] = []
     promote: list[str] = []
     end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
+    # break/continue flags: `False`, then an `if` test (a scalar bool, or the `if` fails eagerly)
+    flags = getattr(loop, "_aj_flags", frozenset())
     for n in carry:
         if n not in defined:
             if n not in plan.targets and (n in maybe or n in exposed):
@@ -1009,7 +1011,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             )
             return False
         end = end_env.get(n, v)
-        if n in plan.targets:
+        if n in plan.targets or n in flags:
             continue
         if v.static and not (end.scalar is True and end.kind is Kind.STATIC):
             # a Python scalar is weakly typed: jax promotes its dtype by itself, not its shape
@@ -1017,6 +1019,20 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 promote.append(n)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             promote.append(n)
+
+    # a carry keeps its type: a scalar carry is a scalar wherever its value reaches the body's
+    # end, so the conditionals rule may select it with jnp.where (no lax.cond in the body)
+    scalar_carry = {
+        n
+        for n in carry
+        if n in defined
+        and n not in promote
+        and env.get(n) is not None
+        and env[n].scalar is True
+        and env[n].kind in (Kind.STATIC, Kind.TRACED)
+    }
+    if scalar_carry:
+        _mark_scalar_carry(an, loop.body, frozenset(scalar_carry), frozenset())
 
     # names and pieces
     jax = ctx.names.jax
@@ -1140,6 +1156,26 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     return [st for st in new if isinstance(st, gast.FunctionDef)]
 
 
+def _mark_scalar_carry(an: FunctionAnalysis, stmts: list, scalars: frozenset, later: frozenset):
+    """Mark each ``if`` of a loop body with the scalar carry names whose value after it reaches
+    the body's end unchanged (``later``: names written after the block, up to the end).
+
+    The loop's carry has a fixed type, and ``jnp.where`` of two values broadcasts to a scalar
+    only when both are scalars: for these names selecting with ``jnp.where`` is exact.
+    """
+    after = set(later)
+    for s in reversed(stmts):
+        if isinstance(s, gast.If):
+            inner = frozenset(after)
+            s._aj_scalar_carry = scalars - inner
+            _mark_scalar_carry(an, s.body, scalars, inner)
+            _mark_scalar_carry(an, s.orelse, scalars, inner)
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            after.add(s.name)
+        else:
+            after |= an.activity.of_block([s]).writes
+
+
 # -- break / continue / return -> flags ---------------------------------------------------
 
 
@@ -1158,6 +1194,50 @@ def _exit_reachable_by_ifs(stmts: list, target) -> bool:
 def _has_exit(stmts: list) -> set[str]:
     """The kinds of exit (break/continue/return) in a block of this loop's body."""
     return {k for k, _ in _exits(stmts)}
+
+
+_FLAG_COMPARE = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
+
+
+def _boolean_test(test) -> bool:
+    """Whether ``test`` surely gives a bool: one comparison, or and/or/not of such."""
+    if isinstance(test, gast.Compare):
+        return len(test.ops) == 1 and isinstance(test.ops[0], _FLAG_COMPARE)
+    if isinstance(test, gast.BoolOp):
+        return all(_boolean_test(v) for v in test.values)
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        return _boolean_test(test.operand)
+    return False
+
+
+def _ends_in_exit(s) -> bool:
+    """``if <bool test>: ...; break`` (or continue / return), with no other exit in the `if`."""
+    return (
+        bool(s.body)
+        and isinstance(s.body[-1], (gast.Break, gast.Continue, gast.Return))
+        and not _has_exit(s.body[:-1] + s.orelse)
+        and _boolean_test(s.test)
+        and not any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test))
+    )
+
+
+def _init_flag(body: list, flag: str) -> list:
+    """``flag = False`` at the start of an iteration, unless its first statements set it."""
+    for st in body:
+        if _assigns(st, flag):
+            return body
+        if not (isinstance(st, gast.Assign) and isinstance(st.value, gast.Constant)):
+            break
+    return replace(f"{flag} = False") + body
+
+
+def _assigns(stmt, name: str) -> bool:
+    return (
+        isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Name)
+        and stmt.targets[0].id == name
+    )
 
 
 def _not_flags(flags: list[str]) -> str:
@@ -1203,10 +1283,30 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
                 )
                 return out
             inner = _has_exit([s]) if isinstance(s, gast.If) else set()
-            if inner:
+            if inner and _ends_in_exit(s):
+                # `if c: ...; break` -> `break_ = c` then `if break_: ...`: the flag is the
+                # condition itself (no select of a constant into the flag in the body)
+                last = s.body[-1]
+                flag = cont if isinstance(last, gast.Continue) else brk
+                out += replace(
+                    f"{flag} = {_PH.format('T')}", **{_PH.format("T"): _logical(ctx, s.test)}
+                )
+                _copy_position(out[-1], s)
+                s.body = s.body[:-1]
+                if isinstance(last, gast.Return):
+                    s.body += replace(
+                        f"{retval} = {_PH.format('V')}", **{_PH.format("V"): last.value}
+                    )
+                if s.body or s.orelse:
+                    s.test = replace_expr(flag if s.body else f"not {flag}")
+                    if not s.body:
+                        s.body, s.orelse = s.orelse, []
+                    out.append(s)
+            elif inner:
                 s.body = guard(s.body) or replace("pass")
                 s.orelse = guard(s.orelse)
                 out.append(s)
+            if inner:
                 rest = stmts[idx + 1 :]
                 if rest:
                     guarded = replace(
@@ -1221,7 +1321,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
 
     body = guard(list(loop.body))
     if cont:
-        body = replace(f"{cont} = False") + body
+        body = _init_flag(body, cont)
     before: list = []
     if brk:
         before += replace(f"{brk} = False")
@@ -1268,6 +1368,12 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             if not prelude:
                 prelude = replace(f"{plan.index} = {counter}")
         before += plan.hoisted
+        written = an.activity.of_block(loop.body).writes | plan.targets
+        if expr_activity(plan.hi).reads & written:
+            # `range` reads its stop once; the while loop's condition reads it every iteration
+            stop = ctx.fresh("stop")
+            before += replace(f"{stop} = {_PH.format('HI')}", **{_PH.format("HI"): plan.hi})
+            plan.hi = replace_expr(stop)
         before += replace(f"{counter} = {_PH.format('LO')}", **{_PH.format("LO"): plan.lo})
         hi, st = _PH.format("HI"), _PH.format("ST")
         if plan.step is not None:
@@ -1298,6 +1404,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             else body
         )
         loop.orelse = orelse
+    new_loop._aj_flags = frozenset(f for f in (brk, cont) if f)
     replace_statements(block, [loop], before + [new_loop] + after)
     if not kinds:
         return

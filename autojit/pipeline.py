@@ -21,6 +21,7 @@ from .analysis import FunctionAnalysis, dotted_name
 from .analysis.statics import infer_static_params, recompile_warnings, static_param_index
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
+from .gastconv import ast_to_gast
 from .model import Conversion, FunctionConversion, Location, StaticArgument
 from .render import Renderer, mark_original, splice_block
 from .scope import ModuleScope, module_scope
@@ -295,7 +296,7 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)  # static inference needs params
     if not active and not may_infer and not declared and not fn_ast.decorator_list:
         return result  # nothing to convert and nothing to infer: no gast parse at all
-    fn = gast.ast_to_gast(fn_ast)
+    fn = ast_to_gast(fn_ast)
     mark_original(fn)
 
     user_static = declared | declared_static(fn, scope)

@@ -18,6 +18,7 @@ import tokenize
 
 import gast
 
+from .gastconv import gast_to_ast
 from .source import SourceText, newline_of
 
 _SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
@@ -87,7 +88,7 @@ def mark_original(root) -> None:
 def _unparse(node) -> str:
     import ast
 
-    tree = gast.gast_to_ast(node)
+    tree = gast_to_ast(node)
     for sub in ast.walk(tree):
         if "lineno" in sub._attributes:
             sub.lineno = sub.end_lineno = 1

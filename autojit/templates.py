@@ -7,10 +7,14 @@ the renderer can copy the user's original text for them) or with new names (stri
 
 from __future__ import annotations
 
+import ast
 import copy
+import functools
 import textwrap
 
 import gast
+
+from .gastconv import ast_to_gast
 
 
 class _Substitute(gast.NodeTransformer):
@@ -50,16 +54,23 @@ class _Substitute(gast.NodeTransformer):
 
 def replace(template: str, **replacements) -> list[gast.stmt]:
     """Statements from a template with placeholders substituted."""
-    tree = gast.parse(textwrap.dedent(template).strip("\n"))
+    tree = ast_to_gast(_parsed(template, "exec"))
     tree = _Substitute(replacements).visit(tree)
     return _mark_generated(tree.body)
 
 
 def replace_expr(template: str, **replacements) -> gast.expr:
-    tree = gast.parse(textwrap.dedent(template).strip(), mode="eval")
+    tree = ast_to_gast(_parsed(template, "eval"))
     tree = _Substitute(replacements).visit(tree)
     _mark_generated([tree.body])
     return tree.body
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(template: str, mode: str) -> ast.AST:
+    """The template parsed once (an ast tree, never changed: each use converts it afresh)."""
+    text = textwrap.dedent(template)
+    return ast.parse(text.strip("\n") if mode == "exec" else text.strip(), mode=mode)
 
 
 def name(id_: str, store: bool = False) -> gast.Name:

@@ -1,0 +1,221 @@
+"""Fast ``ast`` <-> ``gast`` conversion, node for node the same trees as gast's own.
+
+``gast.ast_to_gast`` / ``gast.gast_to_ast`` are ``NodeTransformer``s: a method lookup, a dict
+of keyword arguments and several ``hasattr`` calls per node. These convert with one function
+per node class, made once from the class's fields, and give exactly the trees gast gives (the
+same classes, fields, positions; ``arg`` -> ``Name(ctx=Param)``, ``type_params=[]`` on
+definitions, an ``except ... as name`` name as a ``Name`` without position, and back).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import gast
+
+Converter = Callable[[Any], Any]
+
+
+def _generated(name: str, source: str, env: dict[str, Any]) -> Converter:
+    exec(compile(source, f"<autojit.gastconv {name}>", "exec"), env)
+    return env["conv"]
+
+
+class _Table(dict):
+    """type(node) -> the function converting such a node (made on first use)."""
+
+    def __init__(self, target: Any, special: Callable[[_Table, type], Converter | None]) -> None:
+        super().__init__()
+        self.target = target
+        self.special = special
+
+    def __missing__(self, kind: type) -> Converter:
+        fn = self.special(self, kind) or self._generic(kind)
+        self[kind] = fn
+        return fn
+
+    def _generic(self, kind: type) -> Converter:
+        new_cls = getattr(self.target, kind.__name__, None)
+        if new_cls is None:
+            return _none
+        return self.make(kind, new_cls, {})
+
+    def make(
+        self,
+        kind: type,
+        new_cls: type,
+        fixed: dict[str, str],
+        ast_location: bool = False,
+    ) -> Converter:
+        """A converter from ``kind`` to ``new_cls``: each field of ``kind`` converted, in
+        order (``fixed`` gives some fields as Python expressions of ``node`` instead, or drops
+        them with ""), then its position attributes copied where ``new_cls`` has them: as gast's
+        generic visit does, or as ``ast.copy_location`` does (``ast_location``)."""
+        lines = ["def conv(node):", "    new = _new(NEW)", "    d = new.__dict__"]
+        for field in kind._fields:
+            if field in fixed:
+                expr = fixed[field]
+                if expr:
+                    lines.append(f"    d[{field!r}] = {expr}")
+                continue
+            lines += [
+                "    try:",
+                f"        v = node.{field}",
+                "    except AttributeError:",
+                "        pass",
+                "    else:",
+                "        t = type(v)",
+                "        if t is list:",
+                f"            d[{field!r}] = [TABLE[type(x)](x) if isinstance(x, AST) else x"
+                " for x in v]",
+                "        elif isinstance(v, AST):",
+                f"            d[{field!r}] = TABLE[t](v)",
+                "        else:",
+                f"            d[{field!r}] = v",
+            ]
+        for field, expr in fixed.items():
+            if field not in kind._fields and expr:
+                lines.append(f"    d[{field!r}] = {expr}")
+        for attr in kind._attributes:
+            if attr not in new_cls._attributes:
+                continue
+            if ast_location and not attr.startswith("end_"):
+                lines += [
+                    f"    v = getattr(node, {attr!r}, None)",
+                    "    if v is not None:",
+                    f"        d[{attr!r}] = v",
+                ]
+            else:
+                lines += [
+                    "    try:",
+                    f"        d[{attr!r}] = node.{attr}",
+                    "    except AttributeError:",
+                    "        pass",
+                ]
+        lines.append("    return new")
+        env = {"NEW": new_cls, "AST": ast.AST, "TABLE": self, "_new": ast.AST.__new__}
+        return _generated(f"conv_{kind.__name__}", "\n".join(lines), env)
+
+    def item(self, x: Any) -> Any:
+        return self[type(x)](x) if isinstance(x, ast.AST) else x
+
+    def __call__(self, node: Any) -> Any:
+        if isinstance(node, list):
+            return [self.item(x) for x in node]
+        return self.item(node)
+
+
+def _none(node: Any) -> None:
+    return None
+
+
+# -- ast -> gast --------------------------------------------------------------------------------
+
+
+def _to_gast_special(table: _Table, kind: type) -> Converter | None:
+    if kind is ast.Name:
+        # gast.Name(id, ctx, annotation=None, type_comment=None), located as the ast node
+        return table.make(
+            kind, gast.Name, {"id": "node.id", "annotation": "None", "type_comment": "None"}, True
+        )
+    if kind is ast.arg:
+
+        def conv_arg(node: Any) -> Any:
+            ann = node.annotation
+            new = gast.Name(
+                node.arg,
+                gast.Param(),
+                None if ann is None else table[type(ann)](ann),
+                node.type_comment,
+            )
+            return ast.copy_location(new, node)
+
+        return conv_arg
+    if kind is ast.ExceptHandler:
+        generic = table.make(kind, gast.ExceptHandler, {})
+
+        def conv_handler(node: Any) -> Any:
+            if not node.name:
+                return generic(node)
+            new = gast.ExceptHandler(
+                table.item(node.type),
+                gast.Name(node.name, gast.Store(), None, None),
+                [table.item(x) for x in node.body],
+            )
+            return ast.copy_location(new, node)
+
+        return conv_handler
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and "type_params" not in (
+        kind._fields
+    ):
+        # before 3.12: gast's definitions carry an empty type_params
+        return table.make(kind, getattr(gast, kind.__name__), {"type_params": "[]"})
+    return None
+
+
+_to_gast = _Table(gast, _to_gast_special)
+
+
+def ast_to_gast(node: Any) -> Any:
+    """``gast.ast_to_gast(node)``, faster."""
+    return _to_gast(node)
+
+
+# -- gast -> ast --------------------------------------------------------------------------------
+
+
+def _to_ast_special(table: _Table, kind: type) -> Converter | None:
+    if kind is gast.Name:
+        return table.make(
+            kind, ast.Name, {"annotation": "", "type_comment": "", "id": "node.id"}, True
+        )
+    if kind is gast.Assign:
+        return table.make(kind, ast.Assign, {"type_comment": ""}, True)
+    if kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and "type_params" not in (
+        getattr(ast, kind.__name__)._fields
+    ):
+        return table.make(kind, getattr(ast, kind.__name__), {"type_params": ""}, True)
+    if kind is gast.ExceptHandler:
+        generic = table.make(kind, ast.ExceptHandler, {})
+
+        def conv_handler(node: Any) -> Any:
+            if not node.name:
+                return generic(node)
+            new = ast.ExceptHandler(table.item(node.type), node.name.id, table(node.body))
+            return ast.copy_location(new, node)
+
+        return conv_handler
+    if kind is gast.arguments:
+
+        def arg(node: Any) -> Any:
+            if node is None:
+                return None
+            new = ast.arg(node.id, table.item(node.annotation), node.type_comment)
+            return ast.copy_location(new, node)
+
+        def conv_arguments(node: Any) -> Any:
+            return ast.arguments(
+                [arg(a) for a in node.posonlyargs],
+                [arg(a) for a in node.args],
+                arg(node.vararg),
+                [arg(a) for a in node.kwonlyargs],
+                table(node.kw_defaults),
+                arg(node.kwarg),
+                table(node.defaults),
+            )
+
+        return conv_arguments
+    return None
+
+
+_to_ast = _Table(ast, _to_ast_special)
+
+
+def gast_to_ast(node: Any) -> Any:
+    """``gast.gast_to_ast(node)``, faster."""
+    return _to_ast(node)
+
+
+__all__ = ["ast_to_gast", "gast_to_ast"]

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import autojit
 from tests.fuzz import oracle
@@ -277,14 +276,10 @@ def test_break_flag_keeps_its_bool_type() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="loops: a trailing `continue` under a traced condition in `for i in range(k)` is "
-    "lowered to a `continue_` flag set inside a lax.cond branch that returns None (the flag is "
-    "lost) and the loop stays Python over a traced `k` (range(k) is not made static, nothing "
-    "refused): TracerIntegerConversionError under jit",
-)
 def test_trailing_continue_in_range_of_parameter() -> None:
+    """A loop that changes nothing used after it had its `continue` lowered to a flag, and was
+    then left as Python over a traced `k` with nothing reported: now refused (AJ932) before
+    the lowering, the loop as written."""
     check(
         "import jax.numpy as jnp\n\n"
         "def f(x, y, a, k):\n"
@@ -297,13 +292,10 @@ def test_trailing_continue_in_range_of_parameter() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="loops: `if a > 0: continue` then an unconditional `continue` (dead code after it): "
-    "the flag lowering writes `continue_ = jnp.where(a > 0, True, continue_)` before "
-    "`continue_` is defined: UnboundLocalError under jit, nothing refused",
-)
 def test_continue_flag_read_before_assignment() -> None:
+    """`if a > 0: continue` then an unconditional `continue` (dead code after it): the flags were
+    lowered, the dead code dropped, and the loop (carrying nothing then) left half-rewritten.
+    The loop state is computed without the dead code first: refused (AJ932), as written."""
     check(
         "import jax.numpy as jnp\n\n"
         "def f(x, y, a, k):\n"

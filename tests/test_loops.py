@@ -1231,3 +1231,21 @@ def test_range_stop_changed_in_a_breaking_loop_is_read_once():
     calls = [(f32(1.0, 2.0, 3.0, 9.0, 1.0, 1.0), i32(n)) for n in (0, 1, 3, 6)]
     conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
     assert "stop = n" in conv.text
+
+
+def test_loop_with_exits_and_no_state_is_refused_as_written():
+    """Nothing to carry (the only assignment is dead code after `continue`): refused before
+    the exits become flags, so the loop is left exactly as written."""
+    src = """
+    def g(x, a, n):
+        t = -1.0
+        for i in range(n):
+            if a > 0:
+                continue
+            continue
+            t -= a
+        return t
+    """
+    conv, _, _ = _convert(src)
+    assert "continue_" not in conv.text
+    assert "AJ932" in {r.code for r in conv.refusals}

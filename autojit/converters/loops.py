@@ -249,6 +249,14 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
     if has_exits or plan.step is not None:
         if has_exits and not ctx.allowed("AJ205", loop):
             return False
+        if (
+            "return" not in _has_exit(loop.body)
+            and not _state_names(an, loop, plan)
+            and not _stacked_appends(ctx, an, block, loop, plan)
+        ):
+            # nothing to carry: refuse before the exits become flags (the loop stays as written)
+            ctx.refuse("AJ932", loop, _NO_STATE)
+            return False
         _lower_exits(ctx, block, loop, plan, forced)
         return _LOWERED
     return _rewrite(ctx, an, block, loop, plan)
@@ -915,24 +923,51 @@ def _ordered_names(nodes) -> list[str]:
     return out
 
 
-def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
-    lax = ctx.names.lax
-    body_act = an.activity.of_block(loop.body)
+_NO_STATE = (
+    "the loop changes no value that is used after it or in its next iteration; left as Python"
+)
+
+
+def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
+    """The loop state: names the loop assigns that are live after it or read in the next
+    iteration, in order of appearance."""
     defs = {s.name for s in loop.body if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))}
-    writes = (body_act.writes | plan.targets) - defs
+    writes = (_reachable_writes(an, loop.body) | plan.targets) - defs
     live_after = (
         an.live_out(loop) | an.live_in(loop.orelse[0]) if loop.orelse else an.live_out(loop)
     )
     exposed = _exposed_reads(an, loop.body)
-    if plan.kind == "while":
-        exposed = exposed | expr_activity(plan.test).reads
+    if isinstance(loop, gast.While):
+        exposed = exposed | expr_activity(loop.test).reads
     header = [loop.target] if isinstance(loop, gast.For) else [loop.test]
     order = _ordered_names(header + list(loop.body))
-    carry = [
+    return [
         n
         for n in order
         if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
     ]
+
+
+def _reachable_writes(an: FunctionAnalysis, stmts: list) -> set[str]:
+    """Names a block assigns, leaving out the dead code after a break/continue/return (the
+    flag lowering drops it)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
+            break
+        if isinstance(s, gast.If):
+            out |= _reachable_writes(an, s.body) | _reachable_writes(an, s.orelse)
+        else:
+            out |= an.activity.of_block([s]).writes
+    return out
+
+
+def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
+    lax = ctx.names.lax
+    exposed = _exposed_reads(an, loop.body)
+    if plan.kind == "while":
+        exposed = exposed | expr_activity(plan.test).reads
+    carry = _state_names(an, loop, plan)
     stacks = _stacked_appends(ctx, an, block, loop, plan)
     items: dict[str, str] = {}
     if stacks:
@@ -971,12 +1006,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
                     setattr(st, fname, [rewriter.visit(v) for v in value])
     if not carry and not stacks:
-        ctx.refuse(
-            "AJ932",
-            loop,
-            "the loop changes no value that is used after it or in its next iteration; "
-            "left as Python",
-        )
+        ctx.refuse("AJ932", loop, _NO_STATE)
         return False
     defined = an.defined_before(loop)
     maybe = an.maybe_defined_before(loop)

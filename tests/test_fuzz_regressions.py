@@ -153,6 +153,52 @@ def test_not_on_python_value_that_becomes_an_operand() -> None:
     )
 
 
+def _twice(src: str) -> str:
+    text = autojit.convert_source(src, all_functions=True).text
+    assert autojit.convert_source(text, all_functions=True).text == text
+    return text
+
+
+def test_ternary_on_traced_test_gives_a_traced_value() -> None:
+    """From jax/_src/interpreters/pxla.py (benchmarks/scale.py): `b = True if <traced> else
+    False` counted as a Python value (the analysis ignored the test), so a later `if b ...:`
+    stayed Python; the first conversion made it `jnp.where(...)`, and the second conversion
+    then converted the `if`."""
+    text = _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, m):\n"
+        "    b = True if not m.empty and x > 0 else False\n"
+        "    if b or m is None:\n"
+        "        return x, 1\n"
+        "    else:\n"
+        "        return x, 2\n"
+    )
+    assert "lax.cond(jnp.logical_or(b, m is None)" in text
+
+
+def test_unknown_output_of_traced_if_is_traced_after_it() -> None:
+    """From jax/_src/pallas/triton/pallas_call_registration.py: a traced `if` assigning a value
+    of unknown kind on one path (`int(a.replace(...))`) left it unknown after the `if`, so
+    `cc or None` stayed Python; once the `if` is a `lax.cond`, the second conversion saw a
+    traced `cc` and rewrote the `or`."""
+    _twice(
+        "import jax\n\n"
+        "def f(ctx, x):\n"
+        "    [p] = ctx.platforms or ctx.module_context.platforms\n"
+        "    try:\n"
+        "        d, *_ = jax.local_devices(backend='gpu')\n"
+        "    except RuntimeError:\n"
+        "        cc = 90\n"
+        "    else:\n"
+        "        a = str(d.compute_capability)\n"
+        "        if p == 'rocm':\n"
+        "            cc = 0\n"
+        "        else:\n"
+        "            cc = int(a.replace('.', ''))\n"
+        "    return g(x, cc or None)\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -145,7 +145,7 @@ class ValueAnalysis:
             if self.value(s.test, env).traced:
                 # a traced `if` becomes lax.cond / jnp.where: what it assigns is traced after it
                 for name in self.activity.of(s).writes:
-                    if name in joined and joined[name].static:
+                    if name in joined and joined[name].kind in (Kind.STATIC, Kind.UNKNOWN):
                         joined[name] = replace(joined[name], kind=Kind.TRACED)
             return joined
         if isinstance(s, (gast.For, gast.While)):
@@ -375,7 +375,12 @@ class ValueAnalysis:
                 out = out.join(v)
             return replace(out, alias_of=None)
         if isinstance(node, gast.IfExp):
-            return self.value(node.body, env).join(self.value(node.orelse, env))
+            test = self.value(node.test, env)
+            out = self.value(node.body, env).join(self.value(node.orelse, env))
+            if test.traced and out.kind is Kind.STATIC:
+                # a traced test selects under jit (jnp.where / lax.cond): a traced result
+                out = replace(out, kind=Kind.TRACED, alias_of=None)
+            return out
         if isinstance(node, (gast.List, gast.ListComp)):
             return Value(Kind.LIST)
         if isinstance(node, (gast.Dict, gast.DictComp)):

@@ -148,11 +148,17 @@ class _Conditionals:
     # -- returns -----------------------------------------------------------------------------
     def _normalise_returns(self) -> bool:
         def traced_if_with_return(s) -> bool:
-            if not isinstance(s, gast.If) or not has_return([s]):
-                return False
-            if self._test_kind(s) is Kind.TRACED:
-                return True
-            return any(traced_if_with_return(x) for x in s.body + s.orelse)
+            # a stack, not recursion: a recursive closure is a reference cycle that keeps the
+            # tree and its analyses alive until the garbage collector runs
+            todo = [s]
+            while todo:
+                s = todo.pop()
+                if not isinstance(s, gast.If) or not has_return([s]):
+                    continue
+                if self._test_kind(s) is Kind.TRACED:
+                    return True
+                todo.extend(reversed(s.body + s.orelse))
+            return False
 
         def fail(node, reason: str) -> None:
             self.lift_failed.add(id(node))
@@ -1755,7 +1761,8 @@ def _floating(conv, expr) -> bool | None:
         args = list(expr.args[1:] if short == "where" else expr.args)
         if isinstance(expr.func, gast.Attribute) and not qual:
             args.append(expr.func.value)  # a method: `x.sum()` has the type of `x`
-        return _floating_all(conv, args)
+        out = _floating_all(conv, args)
+        return None if out is False and not fname else out
     if isinstance(expr, (gast.Tuple, gast.List)):
         return _floating_all(conv, expr.elts)
     return None

@@ -572,6 +572,10 @@ def _splice_stmt(renderer: Renderer, src: SourceText, s) -> None:
 
     lines = renderer.stmt(s, indent)
     start = src.stmt_span(s)[0]
+    if isinstance(s, gast.If) and src.text_.startswith("elif", start) and lines:
+        # an `elif` whose test changed stays in its chain (as an `if` it would always run)
+        if lines[0].lstrip().startswith("if"):
+            lines[0] = lines[0].replace("if", "elif", 1)
     if src.starts_line(s):
         line0 = min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])])
         start = src.line_starts[line0 - 1]

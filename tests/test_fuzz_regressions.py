@@ -199,6 +199,27 @@ def test_unknown_output_of_traced_if_is_traced_after_it() -> None:
     )
 
 
+def test_refused_elif_with_rewritten_test_stays_in_its_chain() -> None:
+    """A refused `elif` (AJ919, around an AJ901 update) whose test held a converted ternary was
+    written back as a plain `if` after the chain: it ran whether or not `k > 1` held (a
+    different program, hidden by the refusal), and the second conversion converted the now
+    lone `if k > 1:`."""
+    text = _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = x[0]\n"
+        "    t = a * 0.5\n"
+        "    if k > 1:\n"
+        "        pass\n"
+        "    elif (s if t == 0.0 else a) < 1.0:\n"
+        "        t = s\n"
+        "    else:\n"
+        "        x[0] = t\n"
+        "    return x, s, t\n"
+    )
+    assert "    elif jax.lax.cond(t == 0.0, lambda: s, lambda: a) < 1.0:\n" in text
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

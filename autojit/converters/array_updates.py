@@ -70,6 +70,7 @@ def _subscript_updates(stmts):
                 visit(h, "body", h.body)
 
     visit(None, "body", stmts)
+    del visit  # a recursive closure is a reference cycle: without it the tree is freed at once
     return out
 
 

@@ -459,6 +459,9 @@ def _shape_only_reads(node) -> set[str]:
             and isinstance(sub.args[0], gast.Name)
         ):
             out.add(sub.args[0].id)
+        elif isinstance(sub, gast.Call) and (dotted_name(sub.func) or "").endswith("result_type"):
+            # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
+            out.update(n.id for a in sub.args for n in gast.walk(a) if isinstance(n, gast.Name))
     return {n for n in out if counted.get(n, 0) == 1} if out else out
 
 

@@ -220,6 +220,20 @@ def test_refused_elif_with_rewritten_test_stays_in_its_chain() -> None:
     assert "    elif jax.lax.cond(t == 0.0, lambda: s, lambda: a) < 1.0:\n" in text
 
 
+def test_promoted_ternary_does_not_make_its_array_static() -> None:
+    """`y[1] += 1.0 if ... else y[1]` (refused, AJ901) had its ternary converted to
+    `jnp.asarray(1.0, jnp.result_type(y[1], 1.0))`; static inference then took `y` as a
+    `dtype` argument, made it static, lost its alias with `t` and rewrote the update on the
+    second conversion."""
+    _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = y[1]\n"
+        "    y[1] += 1.0 if a < x[-1] else y[1]\n"
+        "    return y, t\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -1249,3 +1249,138 @@ def test_loop_with_exits_and_no_state_is_refused_as_written():
     conv, _, _ = _convert(src)
     assert "continue_" not in conv.text
     assert "AJ932" in {r.code for r in conv.refusals}
+
+
+# -- return inside a loop, with code after the loop that depends on it ----------------------
+
+
+def test_return_in_loop_then_code_depending_on_the_loop():
+    src = """
+    def g(x, n):
+        s = jnp.float32(0)
+        for i in range(n):
+            s = s + x[i]
+            if s > 10:
+                return s * 2
+        s = s + 1
+        return s
+    """
+    x = f32(3.0, 4.0, 5.0, 6.0)
+    calls = [(x, i32(n)) for n in (0, 1, 2, 3, 4)] + [(f32(1.0, 1.0, 1.0, 1.0), i32(4))]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "if break_:" not in conv.text  # became lax.cond with both returns
+    assert conv.refusals == []
+
+
+def test_return_loop_index_after_loop_state():
+    """The returned value reads the loop index: a separate counter keeps `i` at the value it
+    had when the loop returned."""
+    src = """
+    def g(x, n, t):
+        c = 0
+        for i in range(n):
+            if x[i] > t:
+                return i * 10 + c
+            c = c + 2
+        return c - 1
+    """
+    x = f32(1.0, 5.0, 2.0, 7.0)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 2, 4) for t in (0.0, 4.0, 9.0)]
+    check(src, "g", calls, codes=("AJ202", "AJ205"))
+
+
+def test_return_and_break_in_one_loop_use_two_flags():
+    src = """
+    def g(x, n):
+        c = 0
+        for i in range(n):
+            if x[i] < 0:
+                break
+            if x[i] > 5:
+                return i * 10
+            c = c + 1
+        return c
+    """
+    calls = [
+        (f32(*v), i32(n))
+        for v in ((1.0, 2.0, 9.0, -1.0), (1.0, -2.0, 9.0, 1.0), (1.0, 2.0, 3.0, 4.0))
+        for n in (0, 1, 3, 4)
+    ]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "returned = False" in conv.text
+
+
+def test_return_in_while_loop_with_state_after():
+    src = """
+    def g(x, t):
+        k = 0
+        acc = jnp.float32(1)
+        while k < 6:
+            acc = acc * x
+            k += 1
+            if acc > t:
+                return acc - k
+        return acc + 100.0
+    """
+    calls = [(np.float32(v), np.float32(t)) for v in (0.5, 2.0) for t in (3.0, 1e9)]
+    check(src, "g", calls, codes=("AJ201", "AJ205"))
+
+
+def test_return_in_scan_loop_reading_state():
+    src = """
+    def g(x: jax.Array, t):
+        s = jnp.float32(0)
+        for v in x:
+            s = s + v
+            if s > t:
+                return s
+        return -s
+    """
+    x = f32(1.0, 2.0, 3.0, 4.0)
+    calls = [(x, np.float32(t)) for t in (0.5, 2.5, 100.0)] + [(f32(), np.float32(1.0))]
+    check(src, "g", calls, codes=("AJ204", "AJ205"))
+
+
+@pytest.mark.parametrize(
+    "body, after, why",
+    [
+        ("s = s + 1\nif x[i] > 0:\n    return", "return x", "bare `return`"),
+        (
+            "s = s + 1\nif x[i] > 0:\n    return x[i]\nif x[i] < -1:\n    return -x[i]",
+            "return s",
+            "more than one `return`",
+        ),
+        (
+            "s = s + 1\nif x[i] > 0:\n    y = x[i] * 2\n    return y",
+            "return s",
+            "first assigned",
+        ),
+        ("s = s + x[i]\nif s > 3:\n    return s", "s = s + 1", "always leave"),
+    ],
+)
+def test_return_in_loop_refused_where_unsafe(body, after, why):
+    src = (
+        "def g(x, n):\n    s = x[0]\n    for i in range(n):\n"
+        + textwrap.indent(body, "        ")
+        + "\n    "
+        + after
+        + "\n"
+    )
+    conv, _, _ = _convert(src)
+    refused = [r for r in conv.refusals if r.code == "AJ936"]
+    assert refused and why in refused[0].reason, (conv.text, conv.refusals)
+    assert "break_" not in conv.text
+
+
+def test_return_in_scan_loop_reading_the_element_refused():
+    src = """
+    def g(x: jax.Array, t):
+        s = x[0]
+        for v in x:
+            s = s + v
+            if v > t:
+                return v * 2
+        return s
+    """
+    conv, _, _ = _convert(src)
+    assert any(r.code == "AJ936" and "loop variable" in r.reason for r in conv.refusals)

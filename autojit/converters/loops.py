@@ -38,9 +38,10 @@ from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .base import Context, first_refused, walk_statements
+from .normalize import always_returns
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
-REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935")
+REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935", "AJ936")
 
 # A static `range` with at least this many iterations becomes a fori_loop (see rules/AJ203.md for
 # the measurement: below it, the unrolled loop compiles about as fast and runs faster).
@@ -774,13 +775,9 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"a flag; left as Python",
             )
         if kind == "return" and (s.value is None or _tail_return(block, loop) is None):
-            return (
-                "AJ931",
-                s,
-                "`return` inside a traced loop is converted only when the loop is followed by "
-                "the function's final `return <value>` and that value does not depend on the "
-                "loop (it becomes the loop's starting result); left as Python",
-            )
+            reason = _return_problem(an, block, loop, plan, s)
+            if reason is not None:
+                return ("AJ936", s, reason + "; left as Python")
     loop_values = set(plan.targets) | (
         an.activity.of_block(loop.body).writes & _exposed_reads(an, loop.body)
     )
@@ -809,6 +806,44 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"the loop index is used where a Python integer is needed (line "
                 f"{_line(bad, loop)}: a shape, a slice bound, a list index or a Python call); "
                 f"as a fori_loop/scan index it would be traced; left as a Python loop",
+            )
+    return None
+
+
+def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret) -> str | None:
+    """Why ``return v`` inside ``loop`` cannot leave it as ``break`` + ``if returned: return v``
+    right after the loop (``v`` computed there from the loop state it had at the return)."""
+    if ret.value is None:
+        return "a bare `return` inside a traced loop has no value to carry out of it"
+    returns = [s for k, s in _exits(loop.body) if k == "return"]
+    if len(returns) > 1:
+        return (
+            "a traced loop with more than one `return` inside it (each would need its own "
+            "result); return from one place, or set a variable and `break`"
+        )
+    idx = next(i for i, s in enumerate(block) if s is loop)
+    if not always_returns(block[idx + 1 :]):
+        return (
+            "`return` inside a traced loop that the function does not always leave with a "
+            "`return <value>` after it (both paths must give a value under jit)"
+        )
+    if any(
+        isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+        for n in gast.walk(ret.value)
+    ):
+        return "the returned value has a side effect (`:=`, `yield`, `await`)"
+    defined = an.defined_before(loop)
+    for name in sorted(expr_activity(ret.value).reads):
+        if name in plan.targets and plan.kind != "fori":
+            return (
+                f"the returned value reads the loop variable `{name}`, which a scan gives the "
+                f"next element after the loop stops: assign it to a variable before the loop and "
+                f"in it, and return that"
+            )
+        if name not in defined and name not in plan.targets and name in an.values.locals:
+            return (
+                f"the returned value reads `{name}`, which is first assigned inside the loop "
+                f"(its type is not known before the loop): give `{name}` a value before the loop"
             )
     return None
 
@@ -1286,8 +1321,16 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
     jnp = ctx.names.jnp
     brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
     cont = ctx.fresh("continue_") if "continue" in kinds else None
-    retval = ctx.fresh("result") if "return" in kinds else None
-    tail = _tail_return(block, loop) if retval else None
+    tail = _tail_return(block, loop) if "return" in kinds else None
+    # `return v` before a loop-independent final return: `result` carried, starting as that
+    # value; otherwise the loop stops (break) and `if returned: return v` follows it, `v`
+    # computed from the state the loop had when it returned
+    retval = ctx.fresh("result") if tail is not None else None
+    ret_node = None
+    returned = None
+    if "return" in kinds and tail is None:
+        ret_node = next(s for k, s in _exits(loop.body) if k == "return")
+        returned = ctx.fresh("returned") if "break" in kinds else brk
 
     def flags_of(kset: set[str]) -> list[str]:
         out = []
@@ -1306,11 +1349,16 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             if isinstance(s, gast.Continue):
                 out += replace(f"{cont} = True")
                 return out
-            if isinstance(s, gast.Return):
+            if isinstance(s, gast.Return) and retval:
                 out += replace(
                     f"{retval} = {_PH.format('V')}\n{brk} = True",
                     **{_PH.format("V"): s.value},
                 )
+                return out
+            if isinstance(s, gast.Return):
+                out += replace(f"{brk} = True")
+                if returned != brk:
+                    out += replace(f"{returned} = True")
                 return out
             inner = _has_exit([s]) if isinstance(s, gast.If) else set()
             if inner and _ends_in_exit(s):
@@ -1323,10 +1371,12 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
                 )
                 _copy_position(out[-1], s)
                 s.body = s.body[:-1]
-                if isinstance(last, gast.Return):
+                if isinstance(last, gast.Return) and retval:
                     s.body += replace(
                         f"{retval} = {_PH.format('V')}", **{_PH.format("V"): last.value}
                     )
+                elif isinstance(last, gast.Return) and returned != brk:
+                    s.body += replace(f"{returned} = True")
                 if s.body or s.orelse:
                     s.test = replace_expr(flag if s.body else f"not {flag}")
                     if not s.body:
@@ -1361,13 +1411,20 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         before += replace(f"{retval} = {_PH.format('V')}", **{_PH.format("V"): tail.value})
         replace_statements(block, [tail], replace(f"return {retval}"))
     after: list = []
+    if ret_node is not None:
+        if returned != brk:
+            before += replace(f"{returned} = False")
+        after += replace(
+            f"if {returned}:\n    return {_PH.format('V')}", **{_PH.format("V"): ret_node.value}
+        )
+        _copy_position(after[-1], ret_node)
     orelse = list(loop.orelse or [])
     if orelse and brk:
         after += replace(f"if not {brk}:\n    {_PH.format('B')}", **{_PH.format("B"): orelse})
         orelse = []
     parts = [k for k in ("break", "continue", "return") if k in kinds]
     what = ", ".join(f"`{k}`" for k in parts)
-    flags = ", ".join(f"`{f}`" for f in (brk, cont, retval) if f)
+    flags = ", ".join(f"`{f}`" for f in dict.fromkeys((brk, cont, retval, returned)) if f)
     new_loop = loop
     if isinstance(loop, gast.While):
         loop.body = body
@@ -1386,6 +1443,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         an = ctx.analysis
         own_index = (
             not plan.index_prelude
+            and (ret_node is None or plan.index not in expr_activity(ret_node.value).reads)
             and plan.index not in an.activity.of_block(loop.body).writes
             and plan.index not in an.live_out(loop)
         )

@@ -11,7 +11,6 @@ so everything else stays byte-identical.
 
 from __future__ import annotations
 
-import copy
 import io
 import re
 import tokenize
@@ -113,6 +112,16 @@ def _wrapped(seg: str) -> bool:
     return depth == 0
 
 
+def _clone(node):
+    """``copy.copy(node)`` (a node of the same class with the same attributes), faster."""
+    new = _new_node(type(node))
+    new.__dict__.update(node.__dict__)
+    return new
+
+
+_new_node = gast.AST.__new__
+
+
 def _placeholder(i: int) -> str:
     return f"__aj_ph_{i}__"
 
@@ -208,7 +217,7 @@ class Renderer:
             )
         if not isinstance(node, gast.AST):
             return node
-        clone = copy.copy(node)
+        clone = _clone(node)
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
                 setattr(
@@ -346,7 +355,7 @@ class Renderer:
         inner = indent + unit
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             out = [f"{indent}@{self.expr(d)}" for d in s.decorator_list]
-            stub = copy.copy(s)
+            stub = _clone(s)
             stub.decorator_list = []
             stub.body = [gast.Pass()]
             holes: list[str] = []
@@ -398,7 +407,7 @@ class Renderer:
         return [indent + line if i == 0 else line for i, line in enumerate(text.splitlines())]
 
     def _with_placeholders_stmt(self, s, holes):
-        clone = copy.copy(s)
+        clone = _clone(s)
         for field, value in gast.iter_fields(s):
             if isinstance(value, list):
                 setattr(

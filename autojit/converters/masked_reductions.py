@@ -36,10 +36,12 @@ from .base import Context, StatementExpressionRewriter, walk_statements
 
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
 
-# what a function's text must contain for this converter to have work there (a superset)
+# what a function's text must contain for this converter to have work there (a superset): a
+# reduction needs a selection `x[mask]`, so a `[` somewhere in the text (`x.sum()` alone is not)
 TRIGGER = re.compile(
     r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b"
-    r"|\b(?:sum|prod|mean|max|min|amax|amin|len|nonzero|flatnonzero|where|unique|argwhere)\s*\("
+    r"|\b(?:nonzero|flatnonzero|where|unique|argwhere)\s*\("
+    r"|\A(?=[^\[]*\[)[\s\S]*?\b(?:sum|prod|mean|max|min|amax|amin|len)\s*\("
 )
 
 _REDUCTIONS = ("sum", "prod", "mean", "max", "min")

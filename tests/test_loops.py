@@ -1384,3 +1384,92 @@ def test_return_in_scan_loop_reading_the_element_refused():
     """
     conv, _, _ = _convert(src)
     assert any(r.code == "AJ936" and "loop variable" in r.reason for r in conv.refusals)
+
+
+# -- slices whose bounds come from the loop index -> lax.dynamic_slice / dynamic_update_slice --
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 40])
+@pytest.mark.parametrize("k", [1, 2])
+def test_sliding_window_read_becomes_dynamic_slice(n, k):
+    src = """
+    def g(x, k):
+        s = jnp.zeros_like(x[:k])
+        for i in range(x.shape[0] - k + 1):
+            s = s + x[i:i + k] * (i + 1)
+        return s
+    """
+    x = np.arange(n, dtype=np.float32) + 1
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "dynamic_slice_in_dim(x, i, k)" in conv.text, conv.text
+    fn = jax.jit(conv_ns["g"], static_argnums=1)
+    _same(orig_ns["g"](x.copy(), k), fn(x, k))
+    assert autojit.convert_source(conv.text, "m.py", all_functions=True).text == conv.text
+
+
+@pytest.mark.parametrize("n", [3, 4, 30])  # n < 3: the window does not fit (see README)
+def test_slice_write_becomes_dynamic_update_slice(n):
+    src = """
+    def g(x):
+        for i in range(1, len(x) - 1):
+            x[i - 1:i + 2] = x[i - 1:i + 2] * 0.5 + 1
+        return x
+    """
+    x = np.arange(n, dtype=np.float32)
+    conv = check(src, "g", [(x,)])
+    assert "dynamic_update_slice_in_dim" in conv.text and "dynamic_slice_in_dim(x, i - 1, 3)" in (
+        conv.text
+    )
+
+
+def test_slice_write_broadcasts_and_casts_like_numpy():
+    src = """
+    def g(x, v):
+        for i in range(x.shape[0] - 2):
+            x[i:i + 3] = v
+            x[i] = x[i] + 1
+        return x
+    """
+    calls = [(np.zeros((n, 2), np.int32), np.float32(2.7)) for n in (3, 4, 20)] + [
+        (np.zeros((20, 2), np.float32), np.array([1.5, -2.0], np.float32))
+    ]
+    conv = check(src, "g", calls)
+    assert "dynamic_update_slice_in_dim" in conv.text
+
+
+def test_slice_with_break_loop_becomes_dynamic_slice():
+    src = """
+    def g(x, t):
+        j = -1
+        for i in range(x.shape[0] - 1):
+            if x[i:i + 2].sum() > t:
+                j = i
+                break
+        return j
+    """
+    x = f32(1.0, 2.0, 0.5, 4.0, 3.0)
+    conv = check(src, "g", [(x, np.float32(t)) for t in (0.0, 4.4, 100.0)])
+    assert "dynamic_slice_in_dim(x, i, 2)" in conv.text
+
+
+@pytest.mark.parametrize(
+    "header, sl",
+    [
+        ("range(x.shape[0])", "x[i:i + 2]"),  # the last window would be shorter
+        ("range(len(x) - 1)", "y[i:i + 2]"),  # another array
+        ("range(0, len(x) - 1)", "x[i - 1:i + 1]"),  # starts at -1 (wraps around)
+        ("range(n)", "x[i:i + 2]"),  # a traced bound: nothing proven
+        ("range(len(x) - 1)", "x[i:2 * i + 2]"),  # a size that changes
+    ],
+)
+def test_slices_not_proven_inside_the_array_are_refused(header, sl):
+    src = f"""
+    def g(x, y, n):
+        s = jnp.float32(0)
+        for i in {header}:
+            s = s + {sl}.sum()
+        return s
+    """
+    conv, _, _ = _convert(src)
+    assert "dynamic_slice" not in conv.text
+    assert any(r.code == "AJ934" for r in conv.refusals), (conv.text, conv.refusals)

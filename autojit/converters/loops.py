@@ -213,6 +213,8 @@ class _Plan:
     hoisted: list = field(default_factory=list)  # statements before the loop
     index_checks: set[str] = field(default_factory=set)  # names that become traced
     step: object = None  # fori: a traced range step (becomes a while loop)
+    # slices `x[i + a:i + b]` proven inside `x` for every index: id(Slice) -> (subscript, size)
+    dynamic: dict = field(default_factory=dict)
 
 
 def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
@@ -238,6 +240,7 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
             f"fix that one first",
         )
         return False
+    plan.dynamic = _provable_slices(ctx, an, loop, plan)
     problem = _body_problem(ctx, an, block, loop, plan)
     if problem is not None:
         code, node, reason = problem
@@ -246,6 +249,10 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
             _python_indexed(ctx, loop, plan)
             return True
         return False
+    if plan.dynamic:
+        _dynamic_slices(ctx, loop, plan)
+        _reanalyse(ctx)
+        an = ctx.analysis
     has_exits = any(True for _ in _exits(loop.body))
     if has_exits or plan.step is not None:
         if has_exits and not ctx.allowed("AJ205", loop):
@@ -785,6 +792,8 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
             continue
         for n in _shallow(st):
+            if id(n) in plan.dynamic:
+                continue
             if isinstance(n, gast.Slice) and any(
                 expr_activity(b).reads & loop_values for b in (n.lower, n.upper, n.step) if b
             ):
@@ -795,10 +804,12 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                     "converted loop they would "
                     "be traced, and slice bounds must be static; left as Python (for a "
                     "constant size write `jax.lax.dynamic_slice_in_dim(x, start, size)`, which "
-                    "clamps `start` so that the slice stays inside the array)",
+                    "clamps `start` so that the slice stays inside the array; autojit does so "
+                    "itself when the range provably keeps the slice inside the array, e.g. "
+                    "`for i in range(len(x) - k + 1): x[i:i + k]`)",
                 )
     if plan.index_checks:
-        bad = _static_index_use(ctx, an, loop, plan.index_checks, stacked)
+        bad = _static_index_use(ctx, an, loop, plan.index_checks, stacked, set(plan.dynamic))
         if bad is not None:
             return (
                 "AJ934",
@@ -848,6 +859,214 @@ def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret) -
     return None
 
 
+def _linear(node) -> dict[str, int] | None:
+    """``node`` as a sum of integer multiples of atoms (names; ``len:x`` for ``len(x)`` and
+    ``x.shape[0]``) plus a constant (key ``""``), or None."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return {"": node.value}
+    if isinstance(node, gast.Name):
+        return {node.id: 1}
+    if (
+        isinstance(node, gast.Call)
+        and dotted_name(node.func) == "len"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], gast.Name)
+    ):
+        return {f"len:{node.args[0].id}": 1}
+    if (
+        isinstance(node, gast.Subscript)
+        and isinstance(node.value, gast.Attribute)
+        and node.value.attr == "shape"
+        and isinstance(node.value.value, gast.Name)
+        and isinstance(node.slice, gast.Constant)
+        and node.slice.value == 0
+    ):
+        return {f"len:{node.value.value.id}": 1}
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _linear(node.operand)
+        return None if inner is None else {k: -v for k, v in inner.items()}
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+        a, b = _linear(node.left), _linear(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, gast.Mult):
+            if set(a) <= {""}:
+                a, b = b, a
+            if not set(b) <= {""}:
+                return None
+            c = b.get("", 0)
+            return {k: v * c for k, v in a.items()}
+        sign = 1 if isinstance(node.op, gast.Add) else -1
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = out.get(k, 0) + sign * v
+        return out
+    return None
+
+
+def _plus(*forms: dict[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for f in forms:
+        for k, v in f.items():
+            out[k] = out.get(k, 0) + v
+    return {k: v for k, v in out.items() if v or k == ""}
+
+
+def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> dict:
+    """Slices ``x[i + a:i + b]`` of a ``for i in range(lo, hi)`` loop with a static size
+    ``b - a`` that stay inside ``x`` for every ``i`` (``lo + a >= 0`` and ``hi - 1 + b <=
+    len(x)``, proven on the bound expressions): Python's slice and ``lax.dynamic_slice`` (which
+    moves the start back inside the array) are then the same rows."""
+    if (
+        plan.kind != "fori"
+        or plan.index_prelude
+        or plan.step is not None
+        or not isinstance(loop, gast.For)
+        or plan.lo is None
+        or plan.hi is None
+    ):
+        return {}
+    index = plan.index
+    if index in an.activity.of_block(loop.body).writes:
+        return {}
+    lo, hi = _linear(plan.lo), _linear(plan.hi)
+    if lo is None or hi is None:
+        return {}
+    out: dict = {}
+    for st in _own_statements(loop.body):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        parents: dict[int, object] = {}
+        for n in _shallow(st):
+            for c in gast.iter_child_nodes(n):
+                parents[id(c)] = n
+        for n in _shallow(st):
+            if not (
+                isinstance(n, gast.Subscript)
+                and isinstance(n.ctx, gast.Load)
+                and isinstance(n.slice, gast.Slice)
+                and n.slice.step is None
+                and n.slice.lower is not None
+                and n.slice.upper is not None
+            ):
+                continue
+            base = n.value
+            if isinstance(base, gast.Attribute) and base.attr == "at":
+                setter = parents.get(id(n))
+                call = parents.get(id(setter))
+                if not (
+                    isinstance(setter, gast.Attribute)
+                    and setter.attr == "set"
+                    and isinstance(call, gast.Call)
+                    and call.func is setter
+                    and len(call.args) == 1
+                    and not call.keywords
+                ):
+                    continue
+                base = base.value  # x.at[i:i + k].set(v)
+            if not isinstance(base, gast.Name):
+                continue
+            start, stop = _linear(n.slice.lower), _linear(n.slice.upper)
+            if start is None or stop is None or start.get(index) != 1 or stop.get(index) != 1:
+                continue
+            size = _plus(stop, {k: -v for k, v in start.items()})
+            if index in size or any(
+                k.startswith("len:")
+                or not an.value(
+                    gast.Name(id=k, ctx=gast.Load(), annotation=None, type_comment=None), loop
+                ).static
+                for k in size
+                if k
+            ):
+                continue
+            offset = {k: v for k, v in start.items() if k != index}
+            first = _plus(lo, offset)  # the start at i = lo
+            last_stop = _plus(hi, {"": -1}, {k: v for k, v in stop.items() if k != index})
+            over = _plus(last_stop, {f"len:{base.id}": -1})  # stop at i = hi - 1, minus len(x)
+            if set(first) - {""} or first.get("", 0) < 0:
+                continue
+            if set(over) - {""} or over.get("", 0) > 0:
+                continue
+            out[id(n.slice)] = (n, size)
+    return out
+
+
+def _size_text(size: dict[str, int]) -> str:
+    parts = [k if v == 1 else f"{v} * {k}" for k, v in size.items() if k]
+    c = size.get("", 0)
+    text = " + ".join(parts)
+    if not parts:
+        return str(c)
+    return text + (f" + {c}" if c > 0 else f" - {-c}" if c < 0 else "")
+
+
+def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
+    """Rewrite the proven slices: reads -> ``lax.dynamic_slice_in_dim``, ``x.at[...].set(v)``
+    -> ``lax.dynamic_update_slice_in_dim``."""
+    lax, jnp = ctx.names.lax, ctx.names.jnp
+    subs = {id(sub): (sub, size) for sub, size in plan.dynamic.values()}
+    done: list[str] = []
+
+    class _Rewrite(gast.NodeTransformer):
+        def visit_Call(self, node):
+            f = node.func
+            if (
+                isinstance(f, gast.Attribute)
+                and f.attr == "set"
+                and id(f.value) in subs
+                and len(node.args) == 1
+                and not node.keywords
+            ):
+                sub, size = subs.pop(id(f.value))
+                x = sub.value.value
+                new = replace_expr(
+                    f"{lax}.dynamic_update_slice_in_dim({_PH.format('X')}, "
+                    f"{jnp}.broadcast_to({_PH.format('V')}, ({_size_text(size)},) + "
+                    f"{_PH.format('X2')}.shape[1:]).astype({_PH.format('X3')}.dtype), "
+                    f"{_PH.format('S')}, 0)",
+                    **{
+                        _PH.format("X"): x,
+                        _PH.format("X2"): copy_expr(x),
+                        _PH.format("X3"): copy_expr(x),
+                        _PH.format("V"): self.visit(node.args[0]),
+                        _PH.format("S"): sub.slice.lower,
+                    },
+                )
+                done.append(
+                    f"`{gast.unparse(sub).strip()}.set(...)` -> `{lax}.dynamic_update_slice_in_dim`"
+                )
+                return new
+            self.generic_visit(node)
+            return node
+
+        def visit_Subscript(self, node):
+            if id(node) in subs and not (
+                isinstance(node.value, gast.Attribute) and node.value.attr == "at"
+            ):
+                sub, size = subs.pop(id(node))
+                done.append(f"`{gast.unparse(sub).strip()}` -> `{lax}.dynamic_slice_in_dim`")
+                return replace_expr(
+                    f"{lax}.dynamic_slice_in_dim({_PH.format('X')}, {_PH.format('S')}, "
+                    f"{_size_text(size)})",
+                    **{_PH.format("X"): self.visit(node.value), _PH.format("S"): node.slice.lower},
+                )
+            self.generic_visit(node)
+            return node
+
+    rw = _Rewrite()
+    for st in _own_statements(loop.body):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for fname, value in gast.iter_fields(st):
+            if isinstance(value, gast.expr):
+                setattr(st, fname, rw.visit(value))
+            elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
+                setattr(st, fname, [rw.visit(v) for v in value])
+    if done:
+        plan.what += " (slices inside the array for every index: " + ", ".join(done) + ")"
+
+
 def _line(node, loop) -> int:
     return getattr(node, "lineno", None) or getattr(loop, "lineno", 0)
 
@@ -866,7 +1085,12 @@ _ARITH = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.IfExp)
 
 
 def _static_index_use(
-    ctx: Context, an: FunctionAnalysis, loop, names: set[str], stacked=frozenset()
+    ctx: Context,
+    an: FunctionAnalysis,
+    loop,
+    names: set[str],
+    stacked=frozenset(),
+    dynamic: set[int] | frozenset = frozenset(),
 ):
     """The first use of a loop index that needs a Python integer, or None."""
     for s in _own_statements(loop.body):
@@ -897,6 +1121,8 @@ def _static_index_use(
                     node, parent = parent, parents.get(id(parent))
                 if parent is None:
                     continue  # the whole expression of an assignment, test, return
+                if id(parent) in dynamic:
+                    continue  # becomes lax.dynamic_slice / dynamic_update_slice
                 if isinstance(parent, gast.Subscript) and parent.slice is node:
                     if _known_array(ctx, an, parent.value, s):
                         continue

@@ -1473,3 +1473,22 @@ def test_slices_not_proven_inside_the_array_are_refused(header, sl):
     conv, _, _ = _convert(src)
     assert "dynamic_slice" not in conv.text
     assert any(r.code == "AJ934" for r in conv.refusals), (conv.text, conv.refusals)
+
+
+def test_slice_of_a_list_or_with_a_bound_changed_in_the_loop_not_rewritten():
+    src = """
+    def g(xs, n):
+        s = 0.0
+        for i in range(len(xs) - 1):
+            s = s + xs[i:i + 2][0] * n
+        return s
+
+    def h(x, k):
+        s = jnp.float32(0)
+        for i in range(len(x) - k + 1):
+            s = s + x[i:i + k].sum()
+            k = 1
+        return s
+    """
+    conv, _, _ = _convert(src)
+    assert "dynamic_slice" not in conv.text

@@ -928,10 +928,18 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
     ):
         return {}
     index = plan.index
-    if index in an.activity.of_block(loop.body).writes:
+    written = an.activity.of_block(loop.body).writes
+    if index in written:
         return {}
     lo, hi = _linear(plan.lo), _linear(plan.hi)
     if lo is None or hi is None:
+        return {}
+
+    def fixed(*forms: dict[str, int]) -> bool:
+        """The names in the bounds keep their values through the loop."""
+        return not any(k in written for f in forms for k in f if k and not k.startswith("len:"))
+
+    if not fixed(lo, hi):
         return {}
     out: dict = {}
     for st in _own_statements(loop.body):
@@ -970,6 +978,12 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
             start, stop = _linear(n.slice.lower), _linear(n.slice.upper)
             if start is None or stop is None or start.get(index) != 1 or stop.get(index) != 1:
                 continue
+            if not fixed({k: v for k, v in start.items() if k != index}) or not fixed(
+                {k: v for k, v in stop.items() if k != index}
+            ):
+                continue
+            if not _known_array(ctx, an, base, st):
+                continue  # a list's slice stays a list
             size = _plus(stop, {k: -v for k, v in start.items()})
             if index in size or any(
                 k.startswith("len:")

@@ -443,26 +443,52 @@ def _same_base_offset(lo, hi) -> bool:
 
 def _shape_only_reads(node) -> set[str]:
     """Names read only through `.shape` / `.ndim` / `len()`: those do not make them static."""
-    out = set()
+    out: dict[str, int] = {}  # shape-only reads of each name
     # a name also read elsewhere in the expression is not shape-only
     counted: dict[str, int] = {}
     for sub in gast.walk(node):  # one walk for both
         if isinstance(sub, gast.Name):
             counted[sub.id] = counted.get(sub.id, 0) + 1
         elif isinstance(sub, gast.Attribute) and sub.attr in ("shape", "ndim", "dtype", "size"):
-            if isinstance(sub.value, gast.Name):
-                out.add(sub.value.id)
+            for n in _broadcast_names(sub.value):
+                out[n] = out.get(n, 0) + 1
         elif (
             isinstance(sub, gast.Call)
             and dotted_name(sub.func) == "len"
             and sub.args
             and isinstance(sub.args[0], gast.Name)
         ):
-            out.add(sub.args[0].id)
+            out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
         elif isinstance(sub, gast.Call) and (dotted_name(sub.func) or "").endswith("result_type"):
             # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
-            out.update(n.id for a in sub.args for n in gast.walk(a) if isinstance(n, gast.Name))
-    return {n for n in out if counted.get(n, 0) == 1} if out else out
+            for n in (n for a in sub.args for n in gast.walk(a) if isinstance(n, gast.Name)):
+                out[n.id] = out.get(n.id, 0) + 1
+    return {n for n, c in out.items() if counted.get(n, 0) == c} if out else set()
+
+
+def _broadcast_names(node) -> list[str]:
+    """Names (with repeats) whose values cannot change the shape of ``node``: a name, or names
+    combined by elementwise operators (`(y > 0.5).shape`); none when a part's shape may depend
+    on a value (`jnp.zeros(n) + y`)."""
+    if isinstance(node, gast.Name):
+        return [node.id]
+    if isinstance(node, gast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, gast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, gast.Compare):
+        parts = [node.left, *node.comparators]
+    else:
+        return []
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, gast.Constant):
+            continue
+        names = _broadcast_names(p)
+        if not names:
+            return []
+        out += names
+    return out
 
 
 def static_param_index(fn, name: str) -> int | None:

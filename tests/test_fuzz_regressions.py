@@ -234,6 +234,24 @@ def test_promoted_ternary_does_not_make_its_array_static() -> None:
     )
 
 
+def test_masked_update_does_not_make_its_mask_array_static() -> None:
+    """`x[y > 0.5] = -1.0` becomes `jnp.where((y > 0.5).reshape((y > 0.5).shape + ...), ...)`;
+    static inference took `y` as the shape given to `.reshape()` (only `name.shape` counted as a
+    shape-only read), so on a second conversion `y` and `t = y[1]` were static, the AJ901 on
+    `y[1:3] = ...` disappeared and the loop around it was converted."""
+    _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = y[1]\n"
+        "    for i in range(1, n, 2):\n"
+        "        y[1:3] = -1.0\n"
+        "        y = y * 0.5 + x\n"
+        "    x[y > 0.5] = -1.0\n"
+        "    return x, y, t\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

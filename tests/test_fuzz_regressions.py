@@ -252,6 +252,21 @@ def test_masked_update_does_not_make_its_mask_array_static() -> None:
     )
 
 
+def test_none_in_a_returned_tuple_is_refused() -> None:
+    """From jax/_src/interpreters/pxla.py: `return backend, None, size` on one path of a traced
+    `if` was promoted to `jnp.asarray(None, ...)` (a jit error) instead of being refused."""
+    out = autojit.convert_source(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, a):\n"
+        "    if a > 0:\n"
+        "        return x, x\n"
+        "    else:\n"
+        "        return x, None\n",
+        all_functions=True,
+    )
+    assert [r.code for f in out.functions for r in f.refusals] == ["AJ916"]
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -1069,7 +1069,10 @@ class _Conditionals:
         del defined
         for r in _walk(s.body + s.orelse):
             if isinstance(r, gast.Return):
-                what = _python_object(self, r.value, None, None)
+                parts = r.value.elts if isinstance(r.value, gast.Tuple) else [r.value]
+                what = next(
+                    (w for w in (_python_object(self, p, None, None) for p in parts) if w), None
+                )
                 if what:
                     raise _Refused(
                         "AJ916",

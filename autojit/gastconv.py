@@ -26,10 +26,16 @@ def _generated(name: str, source: str, env: dict[str, Any]) -> Converter:
 class _Table(dict):
     """type(node) -> the function converting such a node (made on first use)."""
 
-    def __init__(self, target: Any, special: Callable[[_Table, type], Converter | None]) -> None:
+    def __init__(
+        self,
+        target: Any,
+        special: Callable[[_Table, type], Converter | None],
+        positions: bool = True,
+    ) -> None:
         super().__init__()
         self.target = target
         self.special = special
+        self.positions = positions  # copy the nodes' positions (lineno...)
 
     def __missing__(self, kind: type) -> Converter:
         fn = self.special(self, kind) or self._generic(kind)
@@ -79,7 +85,7 @@ class _Table(dict):
             if field not in kind._fields and expr:
                 lines.append(f"    d[{field!r}] = {expr}")
         for attr in kind._attributes:
-            if attr not in new_cls._attributes:
+            if attr not in new_cls._attributes or not self.positions:
                 continue
             if ast_location and not attr.startswith("end_"):
                 lines += [
@@ -130,7 +136,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
                 None if ann is None else table[type(ann)](ann),
                 node.type_comment,
             )
-            return ast.copy_location(new, node)
+            return ast.copy_location(new, node) if table.positions else new
 
         return conv_arg
     if kind is ast.ExceptHandler:
@@ -144,7 +150,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
                 gast.Name(node.name, gast.Store(), None, None),
                 [table.item(x) for x in node.body],
             )
-            return ast.copy_location(new, node)
+            return ast.copy_location(new, node) if table.positions else new
 
         return conv_handler
     if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and "type_params" not in (
@@ -156,11 +162,13 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
 
 
 _to_gast = _Table(gast, _to_gast_special)
+_to_gast_unplaced = _Table(gast, _to_gast_special, positions=False)
 
 
-def ast_to_gast(node: Any) -> Any:
-    """``gast.ast_to_gast(node)``, faster."""
-    return _to_gast(node)
+def ast_to_gast(node: Any, positions: bool = True) -> Any:
+    """``gast.ast_to_gast(node)``, faster; with ``positions=False`` the new nodes have no
+    ``lineno``/``col_offset``/``end_lineno``/``end_col_offset`` (generated code)."""
+    return (_to_gast if positions else _to_gast_unplaced)(node)
 
 
 # -- gast -> ast --------------------------------------------------------------------------------

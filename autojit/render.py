@@ -42,12 +42,14 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 
 def _children(node) -> list:
     out = []
-    for _, value in gast.iter_fields(node):
+    AST, skip = gast.AST, _SKIP_CHILD
+    for field in node._fields:
+        value = getattr(node, field, None)
         if isinstance(value, list):
-            out.extend(
-                v for v in value if isinstance(v, gast.AST) and not isinstance(v, _SKIP_CHILD)
-            )
-        elif isinstance(value, gast.AST) and not isinstance(value, _SKIP_CHILD):
+            for v in value:
+                if isinstance(v, AST) and not isinstance(v, skip):
+                    out.append(v)
+        elif isinstance(value, AST) and not isinstance(value, skip):
             out.append(value)
     return out
 

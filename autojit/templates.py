@@ -20,6 +20,7 @@ from .gastconv import ast_to_gast
 class _Substitute(gast.NodeTransformer):
     def __init__(self, replacements: dict) -> None:
         self.replacements = replacements
+        self.inserted: list = []  # the nodes put in (the template's own nodes have no position)
 
     def visit_Name(self, node: gast.Name):
         if node.id not in self.replacements:
@@ -30,7 +31,9 @@ class _Substitute(gast.NodeTransformer):
         if isinstance(repl, gast.Name) and not getattr(repl, "_aj_orig", False):
             return gast.Name(id=repl.id, ctx=node.ctx, annotation=None, type_comment=None)
         if isinstance(repl, (list, tuple)):
+            self.inserted.extend(repl)
             return repl
+        self.inserted.append(repl)
         return repl
 
     def visit_arg(self, node):  # pragma: no cover - gast uses Name for params
@@ -47,6 +50,7 @@ class _Substitute(gast.NodeTransformer):
         if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
             repl = self.replacements[node.value.id]
             if isinstance(repl, list):
+                self.inserted.extend(repl)
                 return repl
         self.generic_visit(node)
         return node
@@ -54,15 +58,16 @@ class _Substitute(gast.NodeTransformer):
 
 def replace(template: str, **replacements) -> list[gast.stmt]:
     """Statements from a template with placeholders substituted."""
-    tree = ast_to_gast(_parsed(template, "exec"))
-    tree = _Substitute(replacements).visit(tree)
-    return _mark_generated(tree.body)
+    sub = _Substitute(replacements)
+    tree = sub.visit(ast_to_gast(_parsed(template, "exec"), positions=False))
+    _mark_generated(sub.inserted)
+    return tree.body
 
 
 def replace_expr(template: str, **replacements) -> gast.expr:
-    tree = ast_to_gast(_parsed(template, "eval"))
-    tree = _Substitute(replacements).visit(tree)
-    _mark_generated([tree.body])
+    sub = _Substitute(replacements)
+    tree = sub.visit(ast_to_gast(_parsed(template, "eval"), positions=False))
+    _mark_generated(sub.inserted)
     return tree.body
 
 

@@ -24,24 +24,27 @@ a loop around the call): every new value compiles the function again.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-
-import gast
 
 from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES, STATIC_PARAMETERS
 from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
 from ..source import SourceText
-from .activity import expr_activity, param_names
 from .values import dotted_name
+
+# The inference reads the plain ``ast`` tree the pipeline parsed (no gast conversion: most
+# functions are never rewritten, and a helper's statics are inferred from its module node). It
+# visits nodes in the order ``gast.walk`` visits the gast tree, so ties between reasons resolve
+# as they always did.
 
 
 @dataclass(frozen=True)
 class StaticReason:
     name: str
-    node: gast.AST
+    node: ast.AST
     reason: str
 
 
@@ -57,37 +60,178 @@ _ARRAY_METHODS = {
 }  # fmt: skip
 
 
+# -- names read and written by an expression (activity.expr_activity, on the plain ast) ---------
+
+_Name, _Subscript, _Attribute, _Load = ast.Name, ast.Subscript, ast.Attribute, ast.Load
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _names(node, reads: set[str], writes: set[str]) -> None:
+    """Add the names ``node`` loads to ``reads`` and stores to ``writes``, scoping lambdas and
+    comprehensions: what :func:`autojit.analysis.activity.expr_activity` gives for its gast
+    tree."""
+    t = type(node)
+    if t is _Name:
+        c = type(node.ctx)
+        if c is _Load:
+            reads.add(node.id)
+        elif c is ast.Store or c is ast.Del:
+            writes.add(node.id)
+        return
+    if t is _Subscript and type(node.ctx) is not _Load:
+        base = _base_name(node)
+        if base:
+            reads.add(base)
+        _names(node.slice, reads, writes)
+        inner = node.value
+        while isinstance(inner, (_Subscript, _Attribute)):
+            if isinstance(inner, _Subscript):
+                _names(inner.slice, reads, writes)
+            inner = inner.value
+        return
+    if t is _Attribute and type(node.ctx) is not _Load:
+        base = _base_name(node)
+        if base:
+            reads.add(base)
+        return
+    if t is ast.NamedExpr:
+        _names(node.value, reads, writes)
+        writes.add(node.target.id)
+        return
+    if t is ast.Lambda:
+        a = node.args
+        for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
+            _names(d, reads, writes)
+        inner: set[str] = set()
+        _names(node.body, inner, set())
+        reads |= inner - _lambda_params(a)
+        return
+    if t in _COMPREHENSIONS:
+        bound: set[str] = set()
+        gens = node.generators
+        for i, gen in enumerate(gens):
+            if i == 0:
+                _names(gen.iter, reads, writes)
+            _names(gen.target, set(), bound)
+        elts = [node.key, node.value] if t is ast.DictComp else [node.elt]
+        inner = set()
+        for n in elts + [g.iter for g in gens[1:]] + [c for g in gens for c in g.ifs]:
+            _names(n, inner, set())
+        reads |= inner - bound
+        return
+    for f in _node_fields(t):
+        v = getattr(node, f, None)
+        if type(v) is list:
+            for c in v:
+                if isinstance(c, ast.AST):
+                    _names(c, reads, writes)
+        elif v is not None and isinstance(v, ast.AST):
+            _names(v, reads, writes)
+
+
+def _base_name(node) -> str | None:
+    while isinstance(node, (_Subscript, _Attribute)):
+        node = node.value
+    return node.id if isinstance(node, _Name) else None
+
+
+def _lambda_params(a: ast.arguments) -> set[str]:
+    names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    if a.vararg:
+        names.add(a.vararg.arg)
+    if a.kwarg:
+        names.add(a.kwarg.arg)
+    return names
+
+
 def _reads(node) -> set[str]:
-    return expr_activity(node).reads
+    reads: set[str] = set()
+    if node is not None:
+        _names(node, reads, set())
+    return reads
+
+
+def _writes(node) -> set[str]:
+    writes: set[str] = set()
+    if node is not None:
+        _names(node, set(), writes)
+    return writes
+
+
+# -- the nodes of a function, in gast.walk's order -----------------------------------------------
+
+# fields that never hold a node the inference looks at (names, flags, contexts, operators)
+_NOT_NODES = frozenset(
+    {"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "type_comment", "is_async", "level",
+     "module", "names", "conversion"}
+)  # fmt: skip
+_FIELDS: dict[type, tuple[str, ...]] = {
+    # gast's field order (it walks a function's `args` before its `posonlyargs`)
+    ast.arguments: (
+        "args", "posonlyargs", "vararg", "kwonlyargs", "kw_defaults", "kwarg", "defaults"
+    ),
+}  # fmt: skip
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+    return fields
+
+
+def _index(fn) -> tuple[list, dict[int, ast.AST]]:
+    """The nodes of ``fn`` in ``gast.walk`` order (breadth first) and each node's parent."""
+    nodes = [fn]
+    parents: dict[int, ast.AST] = {}
+    append, AST, fields_of = nodes.append, ast.AST, _node_fields
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        i += 1
+        for f in fields_of(type(node)):
+            v = getattr(node, f, None)
+            if type(v) is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        parents[id(c)] = node
+                        append(c)
+            elif v is not None and isinstance(v, AST):
+                parents[id(v)] = node
+                append(v)
+    return nodes, parents
+
+
+def _as_ast(fn):
+    """The plain ast of ``fn`` (a gast function is converted back)."""
+    if type(fn).__module__.startswith("gast"):
+        from ..gastconv import gast_to_ast
+
+        return gast_to_ast(fn)
+    return fn
 
 
 def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
-    """The parameters of ``fn`` that must be static, each with the node that made it so."""
+    """The parameters of ``fn`` (an ``ast`` function node) that must be static, each with the
+    node that made it so."""
     # helpers' static parameters are inferred once per module (the scope), not once per caller
     memo = scope.__dict__.setdefault("_aj_static_memo", {})
-    return _infer(fn, scope, memo, ())
+    return _infer(_as_ast(fn), scope, memo, ())
 
 
 def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReason]:
     args = fn.args
-    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
-    arrays = {
-        a.id
-        for a in args.posonlyargs + args.args + args.kwonlyargs
-        if _array_annotation(a.annotation)
-    }
-    nodes, parents = _index(fn)
-    _INDEXED[id(fn)] = (fn, nodes, parents)  # one traversal shared by the passes below
-    try:
-        return _infer_indexed(fn, scope, memo, stack, params, arrays, parents)
-    finally:
-        _INDEXED.pop(id(fn), None)
+    every = args.posonlyargs + args.args + args.kwonlyargs
+    params = [a.arg for a in every]
+    arrays = {a.arg for a in every if _array_annotation(a.annotation)}
+    nodes, parents = _index(fn)  # one traversal shared by the passes below
+    return _infer_indexed(fn, scope, memo, stack, params, arrays, nodes, parents)
 
 
-def _infer_indexed(fn, scope, memo, stack, params, arrays, parents) -> list[StaticReason]:
+def _infer_indexed(fn, scope, memo, stack, params, arrays, nodes, parents) -> list[StaticReason]:
     args = fn.args
-    derived = _derived(fn, params)
-    arrays |= _used_as_array(fn, set(params), parents, scope)
+    derived = _derived(nodes, params)
+    arrays |= _used_as_array(nodes, set(params), parents, scope)
 
     candidates: dict[str, list[StaticReason]] = {}
 
@@ -97,21 +241,24 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, parents) -> list[Stat
                 if p in params and p not in arrays:
                     candidates.setdefault(p, []).append(StaticReason(p, expr, why))
 
-    for node in _nodes(fn):
-        if isinstance(node, gast.Call):
-            _visit_call(node, scope, mark, memo, stack + (fn.name,))
-        elif isinstance(node, gast.Subscript):  # a read x[:n], or an update y[:k] = v
+    inner = stack + (fn.name,)
+    Call, Subscript = ast.Call, ast.Subscript
+    for node in nodes:
+        t = type(node)
+        if t is Call:
+            _visit_call(node, scope, mark, memo, inner)
+        elif t is Subscript:  # a read x[:n], or an update y[:k] = v
             for part in _slice_bounds(node.slice):
                 mark(part, "it is a slice bound, which sets the size of the slice")
 
-    for p, why, at in _flags_and_non_arrays(fn, params, parents, scope):
+    for p, why, at in _flags_and_non_arrays(nodes, params, parents, scope):
         if p not in arrays:
             candidates.setdefault(p, []).append(StaticReason(p, at, why))
 
     # a string or bool default: a Python option chosen by the caller. The analyses take it as
     # static (its `if`s stay Python), so jit must too.
     for p, default in _defaults(args).items():
-        if p in candidates or p in arrays or not isinstance(default, gast.Constant):
+        if p in candidates or p in arrays or not isinstance(default, ast.Constant):
             continue
         if isinstance(default.value, (bool, str)):
             kind = "bool" if isinstance(default.value, bool) else "string"
@@ -128,13 +275,13 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, parents) -> list[Stat
 def _defaults(args) -> dict:
     positional = args.posonlyargs + args.args
     out = {
-        a.id: d
+        a.arg: d
         for a, d in zip(
             positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
         )
     }
     out.update(
-        {a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
+        {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
     )
     return out
 
@@ -143,20 +290,22 @@ def _position(node) -> tuple[int, int]:
     return (getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0)
 
 
-def _visit_call(node: gast.Call, scope: ModuleScope, mark, memo: dict, stack: tuple) -> None:
-    fname = dotted_name(node.func)
+def _visit_call(node: ast.Call, scope: ModuleScope, mark, memo: dict, stack: tuple) -> None:
+    func = node.func
+    fname = dotted_name(func)
     qual = scope.qualified(fname) if fname else None
-    method = node.func.attr if isinstance(node.func, gast.Attribute) else None
+    method = func.attr if isinstance(func, ast.Attribute) else None
     key = qual if qual in STATIC_PARAMETERS else None
-    label = f"`{fname}()`"
     if key is None and method and qual is None and f"<method>.{method}" in STATIC_PARAMETERS:
         key = f"<method>.{method}"
         label = f"`.{method}()`"
+    else:
+        label = f"`{fname}()`"
     if key is not None:
         table = STATIC_PARAMETERS[key]
         by_position = {pos: p for p, pos in table.items() if pos is not None and p != "*"}
         for i, a in enumerate(node.args):
-            if isinstance(a, gast.Starred):
+            if isinstance(a, ast.Starred):
                 break
             if "*" in table:
                 mark(a, f"it is the shape given to {label}")
@@ -167,18 +316,18 @@ def _visit_call(node: gast.Call, scope: ModuleScope, mark, memo: dict, stack: tu
                 mark(kw.value, f"it is the `{kw.arg}` of {label}")
         return
     # a helper function of the same module: its static parameters make the arguments static
-    if isinstance(node.func, gast.Name) and node.func.id in scope.functions:
-        helper_name = node.func.id
+    if isinstance(func, ast.Name) and func.id in scope.functions:
+        helper_name = func.id
         if helper_name in stack:
             return
         helper = _helper_statics(helper_name, scope, memo, stack)
         if not helper:
             return
         hfn, reasons = helper
-        positional = [a.id for a in hfn.args.posonlyargs + hfn.args.args]
+        positional = [a.arg for a in hfn.args.posonlyargs + hfn.args.args]
         by_name = {r.name: r for r in reasons}
         for i, a in enumerate(node.args):
-            if isinstance(a, gast.Starred):
+            if isinstance(a, ast.Starred):
                 break
             if i < len(positional) and positional[i] in by_name:
                 r = by_name[positional[i]]
@@ -191,61 +340,36 @@ def _visit_call(node: gast.Call, scope: ModuleScope, mark, memo: dict, stack: tu
 
 def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
     if name not in memo:
-        node = scope.functions[name]
+        node = _as_ast(scope.functions[name])
         memo[name] = None  # recursion guard
-        g = gast.ast_to_gast(node) if isinstance(node, ast.AST) else node
-        memo[name] = (g, _infer(g, scope, memo, stack))
+        memo[name] = (node, _infer(node, scope, memo, stack))
     return memo[name]
 
 
-def _parents(fn) -> dict[int, gast.AST]:
-    return _index(fn)[1]
-
-
-_INDEXED: dict[int, tuple] = {}
-
-
-def _index(fn) -> tuple[list, dict[int, gast.AST]]:
-    """The nodes of ``fn`` in ``gast.walk`` order and each node's parent, in one traversal."""
-    hit = _INDEXED.get(id(fn))
-    if hit is not None and hit[0] is fn:
-        return hit[1], hit[2]
-    nodes = [fn]
-    parents: dict[int, gast.AST] = {}
-    i = 0
-    while i < len(nodes):
-        node = nodes[i]
-        i += 1
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
-            nodes.append(child)
-    return nodes, parents
-
-
-def _nodes(fn) -> list:
-    return _index(fn)[0]
-
-
-def _derived(fn, params: list[str]) -> dict[str, set[str]]:
+def _derived(nodes: list, params: list[str]) -> dict[str, set[str]]:
     """local name -> the parameters its value is computed from (transitively)."""
     derived: dict[str, set[str]] = {p: {p} for p in params}
     assigns: list[tuple[set[str], set[str]]] = []
-    for node in _nodes(fn):
-        if isinstance(node, gast.Assign):
-            targets = set()
-            for t in node.targets:
-                targets |= expr_activity(t).writes
+    Assign, AnnAssign, AugAssign, For = ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For
+    for node in nodes:
+        t = type(node)
+        if t is Assign:
+            targets: set[str] = set()
+            for tg in node.targets:
+                targets |= _writes(tg)
             assigns.append((targets, _reads(node.value) - _shape_only_reads(node.value)))
-        elif isinstance(node, gast.AnnAssign) and node.value is not None:
-            targets = expr_activity(node.target).writes
+        elif t is AnnAssign and node.value is not None:
+            targets = _writes(node.target)
             assigns.append((targets, _reads(node.value) - _shape_only_reads(node.value)))
-        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+        elif t is AugAssign and isinstance(node.target, ast.Name):
             assigns.append(({node.target.id}, _reads(node.value) | {node.target.id}))
-        elif isinstance(node, gast.For):
+        elif t is For:
             # `for i in range(n): x[:i]`: a loop whose counter sets a shape needs a static
             # count (the loop then stays Python, unrolled when jax traces)
-            targets = expr_activity(node.target).writes
+            targets = _writes(node.target)
             assigns.append((targets, _reads(node.iter) - _shape_only_reads(node.iter)))
+    if not assigns:
+        return derived
     for _ in range(4):
         for targets, reads in assigns:
             src: set[str] = set()
@@ -260,29 +384,30 @@ def _array_annotation(ann) -> bool:
     if ann is None:
         return False
     name = dotted_name(ann)
-    if name is None and isinstance(ann, gast.Constant) and isinstance(ann.value, str):
+    if name is None and isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         name = ann.value
     if not name:
         return False
     return name in _ARRAY_ANNOTATIONS or name.rsplit(".", 1)[-1] == "Array"
 
 
-def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:
+def _used_as_array(nodes: list, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:
     """Parameters used as arrays: indexed, array methods called on them, data of a jax call."""
     out: set[str] = set()
-    for node in _nodes(fn):
-        if not (isinstance(node, gast.Name) and node.id in params):
+    Name, Load = ast.Name, ast.Load
+    for node in nodes:
+        if not (type(node) is Name and node.id in params):
             continue
-        if not isinstance(node.ctx, gast.Load):
+        if not isinstance(node.ctx, Load):
             continue
         parent = parents.get(id(node))
-        if isinstance(parent, gast.Subscript) and parent.value is node:
+        if isinstance(parent, ast.Subscript) and parent.value is node:
             if not _constant_index(parent.slice):
                 out.add(node.id)  # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints)
-        elif isinstance(parent, gast.Attribute) and parent.value is node:
+        elif isinstance(parent, ast.Attribute) and parent.value is node:
             if parent.attr in _ARRAY_METHODS:
                 out.add(node.id)
-        elif isinstance(parent, gast.Call) and node in parent.args:
+        elif isinstance(parent, ast.Call) and node in parent.args:
             q = scope.qualified(dotted_name(parent.func) or "") or ""
             if q.startswith("jax.") and q not in SHAPE_ARGUMENTS and q not in CALLABLE_ARGUMENTS:
                 out.add(node.id)
@@ -295,22 +420,23 @@ def _used_as_array(fn, params: set[str], parents: dict, scope: ModuleScope) -> s
 
 def _constant_index(sl) -> bool:
     """`t[0]`, `t[-1]`, `t[1:]`: how a tuple of ints (a shape) is read as well as an array."""
-    if isinstance(sl, gast.Slice):
+    if isinstance(sl, ast.Slice):
         return all(p is None or _constant_int(p) for p in (sl.lower, sl.upper, sl.step))
     return _constant_int(sl)
 
 
 def _constant_int(node) -> bool:
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
-    return isinstance(node, gast.Constant) and type(node.value) is int
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
-def _flags_and_non_arrays(fn, params: list[str], parents: dict, scope: ModuleScope):
+def _flags_and_non_arrays(nodes: list, params: list[str], parents: dict, scope: ModuleScope):
     """(parameter, why, node) for flags, strings and callables."""
-    uses: dict[str, list[tuple[str, gast.AST]]] = {p: [] for p in params}
-    for node in _nodes(fn):
-        if isinstance(node, gast.Name) and node.id in uses and isinstance(node.ctx, gast.Load):
+    uses: dict[str, list[tuple[str, ast.AST]]] = {p: [] for p in params}
+    Name, Load = ast.Name, ast.Load
+    for node in nodes:
+        if type(node) is Name and node.id in uses and isinstance(node.ctx, Load):
             uses[node.id].append((_use_kind(node, parents, scope), node))
     out = []
     for p, occ in uses.items():
@@ -347,7 +473,7 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
     """How one read of a parameter uses it: flag / string / none-check / callable / neutral /
     value."""
     parent = parents.get(id(node))
-    if isinstance(parent, gast.Call):
+    if isinstance(parent, ast.Call):
         if parent.func is node:
             return "callable"
         q = scope.qualified(dotted_name(parent.func) or "") or ""
@@ -362,18 +488,18 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
         if dotted_name(parent.func) == "len":
             return "neutral"
         return "value"
-    if isinstance(parent, gast.Attribute) and parent.attr in STATIC_ATTRIBUTES:
+    if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRIBUTES:
         return "neutral"
-    if isinstance(parent, gast.Attribute) and parent.attr in _STR_METHODS:
+    if isinstance(parent, ast.Attribute) and parent.attr in _STR_METHODS:
         # `mode.lower() == "train"`: a string method whose result is compared to a string
         call = parents.get(id(parent))
-        if isinstance(call, gast.Call) and call.func is parent:
+        if isinstance(call, ast.Call) and call.func is parent:
             if _use_kind(call, parents, scope) in ("string", "flag"):
                 return "string"
-    if isinstance(parent, gast.Compare):
+    if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         others = [o for o in operands if o is not node]
-        if all(isinstance(op, (gast.Is, gast.IsNot)) for op in parent.ops):
+        if all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
             return "none-check"
         if others and all(_is_string_constant(o) for o in others):
             return "string"
@@ -392,15 +518,15 @@ _STR_METHODS = {
 
 
 def _is_string_constant(node) -> bool:
-    if isinstance(node, gast.Constant):
+    if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
-    if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return bool(node.elts) and all(_is_string_constant(e) for e in node.elts)
     return False
 
 
 def _is_bool_constant(node) -> bool:
-    return isinstance(node, gast.Constant) and isinstance(node.value, bool)
+    return isinstance(node, ast.Constant) and isinstance(node.value, bool)
 
 
 def _in_test(node, parents: dict) -> bool:
@@ -409,10 +535,10 @@ def _in_test(node, parents: dict) -> bool:
     cur = node
     while True:
         parent = parents.get(id(cur))
-        if isinstance(parent, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             return parent.test is cur
-        if isinstance(parent, gast.BoolOp) or (
-            isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not)
+        if isinstance(parent, ast.BoolOp) or (
+            isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
         ):
             cur = parent
             continue
@@ -421,9 +547,9 @@ def _in_test(node, parents: dict) -> bool:
 
 def _slice_bounds(sl) -> list:
     parts = []
-    elts = sl.elts if isinstance(sl, gast.Tuple) else [sl]
+    elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
     for e in elts:
-        if isinstance(e, gast.Slice):
+        if isinstance(e, ast.Slice):
             lo, hi = e.lower, e.upper
             # x[i:i + 3] keeps a static size; only a bound alone sets the size
             if lo is not None and hi is not None and _same_base_offset(lo, hi):
@@ -434,70 +560,65 @@ def _slice_bounds(sl) -> list:
 
 def _same_base_offset(lo, hi) -> bool:
     return (
-        isinstance(hi, gast.BinOp)
-        and isinstance(hi.op, gast.Add)
-        and gast.dump(hi.left) == gast.dump(lo)
-        and isinstance(hi.right, gast.Constant)
+        isinstance(hi, ast.BinOp)
+        and isinstance(hi.op, ast.Add)
+        and ast.dump(hi.left) == ast.dump(lo)
+        and isinstance(hi.right, ast.Constant)
     )
+
+
+_SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
 
 
 def _shape_only_reads(node) -> set[str]:
     """Names read only through `.shape` / `.ndim` / `len()`: those do not make them static."""
-    out: dict[str, int] = {}  # shape-only reads of each name
+    out: set[str] = set()
     # a name also read elsewhere in the expression is not shape-only
     counted: dict[str, int] = {}
-    for sub in gast.walk(node):  # one walk for both
-        if isinstance(sub, gast.Name):
+    Name, Attribute, Call, arg = ast.Name, ast.Attribute, ast.Call, ast.arg
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:  # every node once (the order does not matter here)
+        sub = pop()
+        t = type(sub)
+        if t is Name:
             counted[sub.id] = counted.get(sub.id, 0) + 1
-        elif isinstance(sub, gast.Attribute) and sub.attr in ("shape", "ndim", "dtype", "size"):
-            for n in _broadcast_names(sub.value):
-                out[n] = out.get(n, 0) + 1
-        elif (
-            isinstance(sub, gast.Call)
-            and dotted_name(sub.func) == "len"
-            and sub.args
-            and isinstance(sub.args[0], gast.Name)
-        ):
-            out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
-        elif isinstance(sub, gast.Call) and (dotted_name(sub.func) or "").endswith("result_type"):
-            # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
-            for n in (n for a in sub.args for n in gast.walk(a) if isinstance(n, gast.Name)):
-                out[n.id] = out.get(n.id, 0) + 1
-    return {n for n, c in out.items() if counted.get(n, 0) == c} if out else set()
-
-
-def _broadcast_names(node) -> list[str]:
-    """Names (with repeats) whose values cannot change the shape of ``node``: a name, or names
-    combined by elementwise operators (`(y > 0.5).shape`); none when a part's shape may depend
-    on a value (`jnp.zeros(n) + y`)."""
-    if isinstance(node, gast.Name):
-        return [node.id]
-    if isinstance(node, gast.BinOp):
-        parts = [node.left, node.right]
-    elif isinstance(node, gast.UnaryOp):
-        parts = [node.operand]
-    elif isinstance(node, gast.Compare):
-        parts = [node.left, *node.comparators]
-    else:
-        return []
-    out: list[str] = []
-    for p in parts:
-        if isinstance(p, gast.Constant):
             continue
-        names = _broadcast_names(p)
-        if not names:
-            return []
-        out += names
-    return out
+        if t is arg:  # a lambda's parameter: a Name in gast's tree
+            counted[sub.arg] = counted.get(sub.arg, 0) + 1
+        elif t is Attribute:
+            if sub.attr in _SHAPE_ATTRS and type(sub.value) is Name:
+                out.add(sub.value.id)
+        elif t is Call:
+            if sub.args and type(sub.args[0]) is Name and dotted_name(sub.func) == "len":
+                out.add(sub.args[0].id)
+            elif (dotted_name(sub.func) or "").endswith("result_type"):
+                # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
+                for a in sub.args:
+                    for n in ast.walk(a):
+                        if type(n) is Name:
+                            out.add(n.id)
+                        elif type(n) is arg:
+                            out.add(n.arg)
+        for f in _node_fields(t):
+            v = getattr(sub, f, None)
+            if type(v) is list:
+                for c in v:
+                    if isinstance(c, ast.AST):
+                        push(c)
+            elif v is not None and isinstance(v, ast.AST):
+                push(v)
+    return {n for n in out if counted.get(n, 0) == 1} if out else out
 
 
 def static_param_index(fn, name: str) -> int | None:
-    positional = [a.id for a in fn.args.posonlyargs + fn.args.args]
+    positional = [_param_id(a) for a in fn.args.posonlyargs + fn.args.args]
     return positional.index(name) if name in positional else None
 
 
-def params_of(fn) -> list[str]:
-    return param_names(fn.args)
+def _param_id(a) -> str:
+    """A parameter's name: an ``ast.arg``'s ``arg``, a gast parameter ``Name``'s ``id``."""
+    return a.arg if type(a) is ast.arg else a.id
 
 
 # -- AJ402: static arguments likely to take many values ------------------------------------------
@@ -538,27 +659,31 @@ def recompile_warnings(
     inferred = [s for s in statics if not s.user_declared]
     if not inferred:
         return out
+    fn = _as_ast(fn)
     args = fn.args
     positional = args.posonlyargs + args.args
     defaults = dict(
         zip(
-            [a.id for a in positional[len(positional) - len(args.defaults) :]],
+            [a.arg for a in positional[len(positional) - len(args.defaults) :]],
             args.defaults,
             strict=True,
         )
     )
     defaults.update(
-        {a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
+        {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
     )
-    annotations = {a.id: a.annotation for a in positional + args.kwonlyargs}
-    tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's own parse
-    sites = _call_sites(tree, fn.name) if tree is not None else []
+    annotations = {a.arg: a.annotation for a in positional + args.kwonlyargs}
+    sites: list = []
+    if module_text.count(fn.name) > 1 or not module_text.isascii():
+        # (a name written once in the file, at its `def`, has no call sites to index)
+        tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's parse
+        sites = _call_sites(tree, fn.name, module_text) if tree is not None else []
     for s in inferred:
         why = None
         where = Location(filename, fn.lineno, fn.col_offset + 1)
         d = defaults.get(s.name)
         ann = annotations.get(s.name)
-        if isinstance(d, gast.Constant) and isinstance(d.value, float):
+        if isinstance(d, ast.Constant) and isinstance(d.value, float):
             why = f"its default is a float ({d.value!r})"
             where = at(d)
         elif ann is not None and dotted_name(ann) == "float":
@@ -566,7 +691,7 @@ def recompile_warnings(
             where = at(ann)
         else:
             for call, loops in sites:
-                arg = _argument_for(call, s, [a.id for a in positional])
+                arg = _argument_for(call, s, [a.arg for a in positional])
                 if arg is None:
                     continue
                 site_why = _many_values(arg, loops)
@@ -587,33 +712,77 @@ def recompile_warnings(
     return out
 
 
-def _call_sites(tree: ast.Module, name: str) -> list[tuple[ast.Call, list[ast.AST]]]:
+def _call_sites(
+    tree: ast.Module, name: str, text: str | None = None
+) -> list[tuple[ast.Call, list[ast.AST]]]:
     """Calls of ``name`` (also as ``jax.jit(name)(...)`` and through ``g = jax.jit(name)``), each
-    with the loops around it. The module is walked once and indexed (not once per function)."""
-    by_func, by_jitted, aliases_of = _call_index(tree)
-    aliases = {name} | aliases_of.get(name, set())
+    with the loops around it, in the order of the module. Only the top-level statements whose
+    text holds the name (or an alias of it) are walked: a call or alias of it names it."""
+    whole = text is None or not text.isascii()  # (the parser NFKC-normalises identifiers)
+    parts = [(0, tree.body)] if whole else _statements_naming(tree, text, {name})
+    aliases_of: dict[str, set[str]] = {}
+    by_func: dict[str, list] = {}
+    by_jitted: dict[str, list] = {}
+    for key, stmts in parts:
+        _index_calls(stmts, key, by_func, by_jitted, aliases_of)
+    aliases = {name} | aliases_of.get(name, set())  # assigned where the name is named
+    if not whole and len(aliases) > 1:
+        seen = {key for key, _ in parts}
+        for key, stmts in _statements_naming(tree, text, aliases - {name}):
+            if key not in seen:
+                _index_calls(stmts, key, by_func, by_jitted, aliases_of)
     found = [site for a in aliases for site in by_func.get(a, ())]
     found += by_jitted.get(name, [])
     found.sort(key=lambda site: site[0])
     return [(call, loops) for _seq, call, loops in found]
 
 
-_INDEX: dict[int, tuple[ast.Module, tuple]] = {}
+_LINES: dict[int, tuple[ast.Module, str, list[int], list[int]]] = {}
 
 
-def _call_index(tree: ast.Module) -> tuple:
-    entry = _INDEX.get(id(tree))
-    if entry is not None and entry[0] is tree:
-        return entry[1]
-    aliases_of: dict[str, set[str]] = {}
-    by_func: dict[str, list] = {}
-    by_jitted: dict[str, list] = {}
+def _statements_naming(tree: ast.Module, text: str, names: set[str]) -> list[tuple[int, list]]:
+    """(index, [statement]) for each top-level statement whose lines hold one of ``names``."""
+    entry = _LINES.get(id(tree))
+    if entry is None or entry[0] is not tree or entry[1] is not text:
+        firsts = []
+        for stmt in tree.body:
+            first = stmt.lineno
+            for d in getattr(stmt, "decorator_list", ()) or ():
+                first = min(first, d.lineno)
+            firsts.append(first)
+        starts = [0]
+        find, append = text.find, starts.append
+        i = find("\n")
+        while i >= 0:
+            append(i + 1)
+            i = find("\n", i + 1)
+        entry = (tree, text, firsts, starts)
+        _LINES.clear()  # one module at a time
+        _LINES[id(tree)] = entry
+    _tree, _text, firsts, starts = entry
+    body = tree.body
+    picked: set[int] = set()
+    for name in names:
+        i = text.find(name)
+        while i >= 0:
+            line = bisect.bisect_right(starts, i)  # 1-based
+            j = bisect.bisect_right(firsts, line) - 1
+            while j >= 0 and (body[j].end_lineno or body[j].lineno) >= line:
+                picked.add(j)
+                j -= 1
+            i = text.find(name, i + 1)
+    return [(j, [body[j]]) for j in sorted(picked)]
+
+
+def _index_calls(stmts: list, key: int, by_func: dict, by_jitted: dict, aliases_of: dict) -> None:
+    """Index the calls in ``stmts`` (pre-order, children in order: the order of the recursive
+    visit), numbered ``(key, n)``."""
     seq = 0
     loop_types = (ast.For, ast.While, ast.comprehension)
     AST, skip = ast.AST, ast.expr_context
-    stack: list[tuple[ast.AST, list]] = [(tree, [])]
+    stack: list[tuple[ast.AST, list]] = [(s, []) for s in reversed(stmts)]
     pop, push = stack.pop, stack.append
-    while stack:  # pre-order, children in order: the order of the recursive visit
+    while stack:
         node, loops = pop()
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             first = node.value.args[:1]
@@ -625,9 +794,9 @@ def _call_index(tree: ast.Module) -> tuple:
             f = node.func
             seq += 1
             if isinstance(f, ast.Name):
-                by_func.setdefault(f.id, []).append((seq, node, loops))
+                by_func.setdefault(f.id, []).append(((key, seq), node, loops))
             elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
-                by_jitted.setdefault(f.args[0].id, []).append((seq, node, loops))
+                by_jitted.setdefault(f.args[0].id, []).append(((key, seq), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
         children = []
         for name in node._fields:
@@ -638,10 +807,6 @@ def _call_index(tree: ast.Module) -> tuple:
                 children.append(v)
         for c in reversed(children):
             push((c, inner))
-    index = (by_func, by_jitted, aliases_of)
-    _INDEX.clear()  # one module at a time
-    _INDEX[id(tree)] = (tree, index)
-    return index
 
 
 def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):

@@ -51,27 +51,28 @@ def convert(ctx: Context) -> None:
 
 def _subscript_updates(stmts):
     """(block owner, field, statement) for each `x[...] = v` / `x[...] op= v` statement."""
-    out = []
-
-    def visit(owner, field, block):
-        for s in block:
-            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                continue
-            if (
-                isinstance(s, gast.Assign)
-                and any(isinstance(t, gast.Subscript) for t in _flat_targets(s.targets))
-            ) or (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)):
-                out.append((owner, field, s))
-            for f in ("body", "orelse", "finalbody"):
-                sub = getattr(s, f, None)
-                if isinstance(sub, list):
-                    visit(s, f, sub)
-            for h in getattr(s, "handlers", []) or []:
-                visit(h, "body", h.body)
-
-    visit(None, "body", stmts)
-    del visit  # a recursive closure is a reference cycle: without it the tree is freed at once
+    out: list = []
+    _collect_updates(None, "body", stmts, out)
     return out
+
+
+def _collect_updates(owner, field, block, out: list) -> None:
+    # a module function, not a recursive closure: that is a reference cycle, which keeps the
+    # tree alive until the garbage collector runs
+    for s in block:
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if (
+            isinstance(s, gast.Assign)
+            and any(isinstance(t, gast.Subscript) for t in _flat_targets(s.targets))
+        ) or (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)):
+            out.append((owner, field, s))
+        for f in ("body", "orelse", "finalbody"):
+            sub = getattr(s, f, None)
+            if isinstance(sub, list):
+                _collect_updates(s, f, sub, out)
+        for h in getattr(s, "handlers", []) or []:
+            _collect_updates(h, "body", h.body, out)
 
 
 def _chain(target: gast.Subscript):

@@ -256,19 +256,19 @@ def _decorated_jax(node, scope: ModuleScope) -> bool:
 def declared_static(fn, scope: ModuleScope) -> set[str]:
     """Static arguments the user declared in a jit / partial(jit) / autojit.convert decorator."""
     out: set[str] = set()
-    params = [a.id for a in fn.args.posonlyargs + fn.args.args]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # an ast function
     for d in fn.decorator_list:
-        if not isinstance(d, gast.Call):
+        if not isinstance(d, ast.Call):
             continue
         for kw in d.keywords:
             if kw.arg == "static_argnames":
-                for c in gast.walk(kw.value):
-                    if isinstance(c, gast.Constant) and isinstance(c.value, str):
+                for c in ast.walk(kw.value):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         out.add(c.value)
             elif kw.arg == "static_argnums":
-                for c in gast.walk(kw.value):
+                for c in ast.walk(kw.value):
                     if (
-                        isinstance(c, gast.Constant)
+                        isinstance(c, ast.Constant)
                         and isinstance(c.value, int)
                         and -len(params) <= c.value < len(params)
                     ):
@@ -299,31 +299,35 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)  # static inference needs params
     if not active and not may_infer and not declared and not fn_ast.decorator_list:
         return result  # nothing to convert and nothing to infer: no gast parse at all
-    fn = ast_to_gast(fn_ast)
-    mark_original(fn)
 
-    user_static = declared | declared_static(fn, scope)
-    inferred = infer_static_params(fn, scope) if may_infer else []
+    # static arguments are inferred on the plain ast (a function with no converter to run is
+    # never converted to gast)
+    user_static = declared | declared_static(fn_ast, scope)
+    inferred = infer_static_params(fn_ast, scope) if may_infer else []
     static_names = set(user_static) | {r.name for r in inferred}
-    for pname in sorted(user_static, key=lambda n: (static_param_index(fn, n) is None, n)):
+    for pname in sorted(user_static, key=lambda n: (static_param_index(fn_ast, n) is None, n)):
         result.static_arguments.append(
-            StaticArgument(pname, static_param_index(fn, pname), loc, "declared static", True)
+            StaticArgument(pname, static_param_index(fn_ast, pname), loc, "declared static", True)
         )
     for r in inferred:
         if r.name in user_static:
             continue
-        line = getattr(r.node, "lineno", fn.lineno)
+        line = getattr(r.node, "lineno", fn_ast.lineno)
         col = getattr(r.node, "col_offset", 0)
         result.static_arguments.append(
             StaticArgument(
                 r.name,
-                static_param_index(fn, r.name),
+                static_param_index(fn_ast, r.name),
                 Location(filename, line, src.char_col(line, col) + 1),
                 r.reason,
             )
         )
     if options.enabled("AJ402"):
-        result.changes.extend(recompile_warnings(fn, result.static_arguments, src, filename))
+        result.changes.extend(recompile_warnings(fn_ast, result.static_arguments, src, filename))
+    if not active:
+        return result
+    fn = ast_to_gast(fn_ast)
+    mark_original(fn)
 
     # Each converter sees the tree as the previous ones left it, with analyses computed afresh
     # once for that pass and shared by everything in it (reused while the tree is unchanged).

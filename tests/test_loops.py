@@ -1492,3 +1492,34 @@ def test_slice_of_a_list_or_with_a_bound_changed_in_the_loop_not_rewritten():
     """
     conv, _, _ = _convert(src)
     assert "dynamic_slice" not in conv.text
+
+
+def test_return_in_loop_inside_a_branch_and_while_else():
+    src = """
+    def g(x, n, a):
+        if a > 0:
+            s = x[0] * 0
+            for i in range(n):
+                s = s + x[i]
+                if s > 3:
+                    return s
+            s = s * 2
+            return s
+        return x[0]
+
+    def w(x, n, a):
+        k = 0
+        s = x[0] * 0
+        while k < n:
+            s = s + x[k]
+            k = k + 1
+            if s > a:
+                return s
+        else:
+            s = s - 100
+        return s + k
+    """
+    x = f32(0.5, 2.0, 3.0)
+    calls = [(x, i32(n), np.float32(a)) for n in (0, 1, 2, 3) for a in (-1.0, 0.5, 2.0)]
+    check(src, "g", calls, codes=("AJ202", "AJ205"))
+    check(src, "w", calls, codes=("AJ201", "AJ205"))

@@ -1082,7 +1082,8 @@ def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
 
 
 def _line(node, loop) -> int:
-    return getattr(node, "lineno", None) or getattr(loop, "lineno", 0)
+    line: int = getattr(node, "lineno", None) or getattr(loop, "lineno", 0)
+    return line
 
 
 def _shallow(stmt):
@@ -1290,7 +1291,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     promote: list[str] = []
     end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
     # break/continue flags: `False`, then an `if` test (a scalar bool, or the `if` fails eagerly)
-    flags = getattr(loop, "_aj_flags", frozenset())
+    flags: frozenset[str] = getattr(loop, "_aj_flags", frozenset())
     for n in carry:
         if n not in defined:
             if n not in plan.targets and (n in maybe or n in exposed):
@@ -1605,7 +1606,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
                 # `if c: ...; break` -> `break_ = c` then `if break_: ...`: the flag is the
                 # condition itself (no select of a constant into the flag in the body)
                 last = s.body[-1]
-                flag = cont if isinstance(last, gast.Continue) else brk
+                flag = (cont if isinstance(last, gast.Continue) else brk) or ""
                 out += replace(
                     f"{flag} = {_PH.format('T')}", **{_PH.format("T"): _logical(ctx, s.test)}
                 )

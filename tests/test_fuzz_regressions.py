@@ -267,6 +267,71 @@ def test_none_in_a_returned_tuple_is_refused() -> None:
     assert [r.code for f in out.functions for r in f.refusals] == ["AJ916"]
 
 
+def test_chained_comparison_inside_a_call_in_an_if_test() -> None:
+    """Only ternaries inside an `if` test were rewritten: `t < x[0] < y[0]` inside `jnp.where`
+    stayed a Python chained comparison in the lax.cond predicate (TracerBoolConversionError
+    under jit), and a second conversion rewrote it."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = jnp.max(y)\n"
+        "    s = 0.0\n"
+        "    if 1.5 < jnp.where(t < x[0] < y[0], t, y[1]):\n"
+        "        s = a\n"
+        "    return s\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)
+
+
+def test_chained_comparison_on_python_value_that_becomes_an_operand() -> None:
+    """Inside the loop helper `t` (a Python float there) kept `t < -0.5 < t` as Python; the
+    enclosing traced `if` then passed `t` (it rebinds it) as a lax.cond operand, so the chained
+    comparison met a tracer. Now refused (AJ918) like a Python `if` on such a value."""
+    out = check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n"
+        "    t = -1.0\n"
+        "    if 1.5 < jnp.minimum(t, a) < y[1]:\n"
+        "        i = 0\n"
+        "        while i < n and y[n - 1] == s:\n"
+        "            i += 1\n"
+        "            x = x * 0.5 + jnp.abs(a)\n"
+        "            if jnp.where(t < -0.5 < t, 2.0, s) <= a:\n"
+        "                continue\n"
+        "            x[2] -= -0.5\n"
+        "        t -= jnp.abs(y[n - 1])\n"
+        "    return x, t\n"
+    )
+    assert out.kind == "refused" and "AJ918" in " ".join(out.refusals)
+
+
+def test_refused_chain_around_converted_elif_with_chained_comparison() -> None:
+    """A converted inner elif inside refused ones (AJ919 around an AJ936 return): its
+    predicate's nested chained comparison was left for the second conversion."""
+    _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = a\n"
+        "    t = jnp.max(y)\n"
+        "    if x[0] <= -0.5 or y[n - 1] < 0.0:\n"
+        "        if k >= n - 2:\n"
+        "            i = 0\n"
+        "            while i < n:\n"
+        "                i += 1\n"
+        "                if jnp.abs(t) < a:\n"
+        "                    return x, y, s\n"
+        "        elif 1.5 * 2.0 < jnp.where(t < x[0] < y[0], t, y[n - 1]):\n"
+        "            s = a\n"
+        "        else:\n"
+        "            y = y * 0.5 + x\n"
+        "    return x, y, s\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

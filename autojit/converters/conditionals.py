@@ -306,8 +306,8 @@ class _Conditionals:
                 if fname in ("body", "orelse", "finalbody", "handlers"):
                     continue
                 if isinstance(s, (gast.If, gast.While)) and fname == "test":
-                    # the test itself becomes the predicate; ternaries inside it are values
-                    setattr(s, fname, _rewrite_ternaries(rw, val))
+                    # the test itself becomes the predicate; the values inside it are values
+                    setattr(s, fname, _rewrite_test(rw, val))
                     continue
                 if isinstance(val, gast.expr):
                     setattr(s, fname, rw.visit(val))
@@ -1305,24 +1305,29 @@ class _Conditionals:
         return True
 
 
-def _rewrite_ternaries(rw: gast.NodeTransformer, node):
-    """``node`` with every outermost ternary in it rewritten by ``rw`` (the rest untouched)."""
-    if isinstance(node, gast.IfExp):
-        return rw.visit(node)
-    if isinstance(
-        node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-    ):
+def _rewrite_test(rw: gast.NodeTransformer, node):
+    """An `if`/`while` test with its truth structure kept (`and`/`or`/`not` and comparisons at
+    its top become the predicate, see ``pred``) and every value inside it rewritten by ``rw``
+    (ternaries, and chained comparisons or `and`/`or` inside a call, on traced values)."""
+    if isinstance(node, gast.BoolOp):
+        values = [_rewrite_test(rw, v) for v in node.values]
+        if any(a is not b for a, b in zip(values, node.values, strict=True)):
+            node.values = values
         return node
-    for fname, value in gast.iter_fields(node):
-        if isinstance(value, gast.expr):
-            new = _rewrite_ternaries(rw, value)
-            if new is not value:
-                setattr(node, fname, new)
-        elif isinstance(value, list):
-            items = [_rewrite_ternaries(rw, v) if isinstance(v, gast.expr) else v for v in value]
-            if any(a is not b for a, b in zip(items, value, strict=True)):
-                setattr(node, fname, items)
-    return node
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        operand = _rewrite_test(rw, node.operand)
+        if operand is not node.operand:
+            node.operand = operand
+        return node
+    if isinstance(node, gast.Compare):
+        left = rw.visit(node.left)
+        comparators = [rw.visit(c) for c in node.comparators]
+        if left is not node.left:
+            node.left = left
+        if any(a is not b for a, b in zip(comparators, node.comparators, strict=True)):
+            node.comparators = comparators
+        return node
+    return rw.visit(node)
 
 
 def _around_refused_reason(kept, what: str) -> str:
@@ -1787,11 +1792,18 @@ def _kind_words(v: Value, tested: bool) -> str:
 
 
 def _tests_of(st) -> list:
-    """The conditions of a statement: `if`/`while` tests and the tests of `a if c else b`."""
+    """What a statement takes Python's truth of: `if`/`while` tests, the tests of
+    `a if c else b`, the operands of `and`/`or`/`not` and of chained comparisons."""
     out = []
     if isinstance(st, (gast.If, gast.While)):
         out.append(st.test)
     for node in _own(st):
         if isinstance(node, gast.IfExp):
             out.append(node.test)
+        elif isinstance(node, gast.BoolOp):
+            out += node.values
+        elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            out.append(node.operand)
+        elif isinstance(node, gast.Compare) and len(node.ops) > 1:
+            out.append(node)
     return out

@@ -1082,8 +1082,8 @@ def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
 
 
 def _line(node, loop) -> int:
-    line: int = getattr(node, "lineno", None) or getattr(loop, "lineno", 0)
-    return line
+    line = getattr(node, "lineno", None)
+    return line if isinstance(line, int) else getattr(loop, "lineno", 0)
 
 
 def _shallow(stmt):

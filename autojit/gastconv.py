@@ -30,12 +30,22 @@ class _Table(dict):
         self,
         target: Any,
         special: Callable[[_Table, type], Converter | None],
-        positions: bool = True,
+        positions: bool | str = True,
     ) -> None:
         super().__init__()
         self.target = target
         self.special = special
-        self.positions = positions  # copy the nodes' positions (lineno...)
+        # True: copy the nodes' positions (lineno...); False: none; "line 1": every positioned
+        # node at line 1, column 0 (all that ast.unparse needs)
+        self.positions = positions
+
+    def locate(self, new: Any, node: Any) -> Any:
+        """``ast.copy_location(new, node)``, as this table places nodes."""
+        if self.positions == "line 1":
+            new.lineno = new.end_lineno = 1
+            new.col_offset = new.end_col_offset = 0
+            return new
+        return ast.copy_location(new, node) if self.positions else new
 
     def __missing__(self, kind: type) -> Converter:
         fn = self.special(self, kind) or self._generic(kind)
@@ -84,8 +94,11 @@ class _Table(dict):
         for field, expr in fixed.items():
             if field not in kind._fields and expr:
                 lines.append(f"    d[{field!r}] = {expr}")
+        if self.positions == "line 1" and "lineno" in new_cls._attributes:
+            lines.append("    d['lineno'] = d['end_lineno'] = 1")
+            lines.append("    d['col_offset'] = d['end_col_offset'] = 0")
         for attr in kind._attributes:
-            if attr not in new_cls._attributes or not self.positions:
+            if attr not in new_cls._attributes or self.positions in (False, "line 1"):
                 continue
             if ast_location and not attr.startswith("end_"):
                 lines += [
@@ -136,7 +149,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
                 None if ann is None else table[type(ann)](ann),
                 node.type_comment,
             )
-            return ast.copy_location(new, node) if table.positions else new
+            return table.locate(new, node)
 
         return conv_arg
     if kind is ast.ExceptHandler:
@@ -150,7 +163,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
                 gast.Name(node.name, gast.Store(), None, None),
                 [table.item(x) for x in node.body],
             )
-            return ast.copy_location(new, node) if table.positions else new
+            return table.locate(new, node)
 
         return conv_handler
     if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and "type_params" not in (
@@ -192,7 +205,7 @@ def _to_ast_special(table: _Table, kind: type) -> Converter | None:
             if not node.name:
                 return generic(node)
             new = ast.ExceptHandler(table.item(node.type), node.name.id, table(node.body))
-            return ast.copy_location(new, node)
+            return table.locate(new, node)
 
         return conv_handler
     if kind is gast.arguments:
@@ -201,7 +214,7 @@ def _to_ast_special(table: _Table, kind: type) -> Converter | None:
             if node is None:
                 return None
             new = ast.arg(node.id, table.item(node.annotation), node.type_comment)
-            return ast.copy_location(new, node)
+            return table.locate(new, node)
 
         def conv_arguments(node: Any) -> Any:
             return ast.arguments(
@@ -219,6 +232,7 @@ def _to_ast_special(table: _Table, kind: type) -> Converter | None:
 
 
 _to_ast = _Table(ast, _to_ast_special)
+_to_ast_line_1 = _Table(ast, _to_ast_special, positions="line 1")
 
 
 def gast_to_ast(node: Any) -> Any:
@@ -226,4 +240,10 @@ def gast_to_ast(node: Any) -> Any:
     return _to_ast(node)
 
 
-__all__ = ["ast_to_gast", "gast_to_ast"]
+def gast_to_ast_line_1(node: Any) -> Any:
+    """``gast_to_ast(node)`` with every positioned node at line 1, column 0 (for unparsing:
+    ``ast.unparse`` reads ``lineno`` but its value does not change the text)."""
+    return _to_ast_line_1(node)
+
+
+__all__ = ["ast_to_gast", "gast_to_ast", "gast_to_ast_line_1"]

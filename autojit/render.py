@@ -17,7 +17,7 @@ import tokenize
 
 import gast
 
-from .gastconv import gast_to_ast
+from .gastconv import gast_to_ast_line_1
 from .source import SourceText, newline_of
 
 _SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
@@ -89,12 +89,7 @@ def mark_original(root) -> None:
 def _unparse(node) -> str:
     import ast
 
-    tree = gast_to_ast(node)
-    for sub in ast.walk(tree):
-        if "lineno" in sub._attributes:
-            sub.lineno = sub.end_lineno = 1
-            sub.col_offset = sub.end_col_offset = 0
-    return ast.unparse(tree)
+    return ast.unparse(gast_to_ast_line_1(node))  # every node at line 1, column 0
 
 
 def _wrapped(seg: str) -> bool:

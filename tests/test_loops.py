@@ -1523,3 +1523,21 @@ def test_return_in_loop_inside_a_branch_and_while_else():
     calls = [(x, i32(n), np.float32(a)) for n in (0, 1, 2, 3) for a in (-1.0, 0.5, 2.0)]
     check(src, "g", calls, codes=("AJ202", "AJ205"))
     check(src, "w", calls, codes=("AJ201", "AJ205"))
+
+
+def test_return_in_inner_loop_leaves_both_loops():
+    src = """
+    def h(x, n, a):
+        s = x[0] * 0
+        for j in range(n):
+            for i in range(n):
+                s = s + x[i] * a
+                if s > 5:
+                    return s + j
+            s = s - 1
+        return s * 3
+    """
+    x = f32(0.5, 2.0, 3.0)
+    calls = [(x, i32(n), np.float32(a)) for n in (0, 1, 2, 3) for a in (-1.0, 0.5, 2.0)]
+    conv = check(src, "h", calls, codes=("AJ202", "AJ205"))
+    assert conv.refusals == []

@@ -782,7 +782,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"a flag; left as Python",
             )
         if kind == "return" and (s.value is None or _tail_return(block, loop) is None):
-            reason = _return_problem(an, block, loop, plan, s)
+            reason = _return_problem(an, block, loop, plan, s, ctx.fn)
             if reason is not None:
                 return ("AJ936", s, reason + "; left as Python")
     loop_values = set(plan.targets) | (
@@ -821,7 +821,32 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
     return None
 
 
-def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret) -> str | None:
+def _returns_after(fn, block: list, stmt) -> bool:
+    """Whether the function always returns a value after ``stmt`` (in ``block``): in the rest of
+    the block, or, for the body of an enclosing loop, after that loop (whose own `return`
+    then becomes a flag in turn)."""
+    idx = next(i for i, s in enumerate(block) if s is stmt)
+    if always_returns(block[idx + 1 :]):
+        return True
+    for parent_block, parent in _blocks_of(fn.body):
+        if isinstance(parent, (gast.For, gast.While)) and parent.body is block:
+            return _returns_after(fn, parent_block, parent)
+    return False
+
+
+def _blocks_of(stmts: list):
+    """(block, statement) for every statement of the function, nested functions excluded."""
+    for s in stmts:
+        yield stmts, s
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            yield from _blocks_of(getattr(s, f, None) or [])
+        for h in getattr(s, "handlers", None) or []:
+            yield from _blocks_of(h.body)
+
+
+def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret, fn) -> str | None:
     """Why ``return v`` inside ``loop`` cannot leave it as ``break`` + ``if returned: return v``
     right after the loop (``v`` computed there from the loop state it had at the return)."""
     if ret.value is None:
@@ -832,8 +857,7 @@ def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret) -
             "a traced loop with more than one `return` inside it (each would need its own "
             "result); return from one place, or set a variable and `break`"
         )
-    idx = next(i for i, s in enumerate(block) if s is loop)
-    if not always_returns(block[idx + 1 :]):
+    if not _returns_after(fn, block, loop):
         return (
             "`return` inside a traced loop that the function does not always leave with a "
             "`return <value>` after it (both paths must give a value under jit)"

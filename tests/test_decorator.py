@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import sys
 import textwrap
 import traceback
+import types
 import warnings
 from functools import partial
 
@@ -683,3 +685,129 @@ def test_source_is_what_the_cli_writes():
         cli = autojit.convert_source(text, HERE, only=[name]).function(name).new_text
         cli = "".join(line for line in cli.splitlines(True) if "@autojit.convert" not in line)
         assert fn.source == cli
+
+
+# --------------------------------------------------------------------------------------------
+# what keeps the decorator fast (behaviour only: no timing here)
+
+
+def _same_tree(a, b, path: str = "tree") -> None:
+    """The same node classes, attributes (in order) and values, recursively."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} vs {type(b).__name__}"
+    if isinstance(a, list):
+        assert len(a) == len(b), path
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same_tree(x, y, f"{path}[{k}]")
+    elif isinstance(a, ast.AST):
+        assert list(vars(a)) == list(vars(b)), f"{path}: {list(vars(a))} vs {list(vars(b))}"
+        for key, value in vars(a).items():
+            _same_tree(value, getattr(b, key), f"{path}.{key}")
+    else:
+        assert a == b or (a != a and b != b), f"{path}: {a!r} vs {b!r}"
+
+
+_GAST_SAMPLES = [
+    autojit.decorator.__file__,
+    autojit.pipeline.__file__,
+    ast.__file__,
+    inspect.__file__,
+    jnp.__file__,
+]
+
+
+@pytest.mark.parametrize("path", _GAST_SAMPLES, ids=lambda p: p.rsplit("/", 1)[-1])
+def test_fast_gast_conversion_gives_gasts_trees(path):
+    """autojit.gastconv converts as gast does, node for node, both ways."""
+    import gast
+
+    from autojit import gastconv
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    mine = gastconv.ast_to_gast(tree)
+    _same_tree(gast.ast_to_gast(tree), mine)
+    _same_tree(gast.gast_to_ast(mine), gastconv.gast_to_ast(mine))
+    # without positions: gast's tree with them deleted
+    ref = gast.ast_to_gast(tree)
+    for node in gast.walk(ref):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            vars(node).pop(attr, None)
+    _same_tree(ref, gastconv.ast_to_gast(tree, positions=False))
+    # for unparsing: every node at line 1, the same text
+    assert ast.unparse(gastconv.gast_to_ast_line_1(mine)) == ast.unparse(tree)
+
+
+_CYCLE_FREE = '''
+import jax.numpy as jnp
+
+def f(x, y, i, mask, n):
+    """Prose with and, or, if."""
+    z = jnp.zeros(n)
+    x[i] = y
+    x[mask] += 1.0
+    s = x[mask].sum()
+    if s > 0:
+        w = x * 2
+    else:
+        w = x - 1
+    return w + z.sum() + s
+'''
+
+
+def test_conversion_leaves_no_reference_cycles():
+    """A converted function's tree is freed as soon as the conversion ends, not by the garbage
+    collector: a reference cycle (a recursive closure, say) holding the tree makes every
+    decoration pay a collection. Array updates, masked reductions and a traced if."""
+    import gc
+
+    import gast
+
+    autojit.convert_source(_CYCLE_FREE, "m.py")
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        conv = autojit.convert_source(_CYCLE_FREE, "m.py")
+        gc.collect()
+        trees = sum(isinstance(o, gast.AST) for o in gc.garbage)
+        cycles = sorted({o.__qualname__ for o in gc.garbage if isinstance(o, types.FunctionType)})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert {c.code for c in conv.functions[0].changes} >= {"AJ304", "AJ403"}
+    assert any(c.code.startswith("AJ1") for c in conv.functions[0].changes)
+    assert trees == 0, f"tree nodes kept in reference cycles by {cycles}"
+
+
+def test_docstring_prose_does_not_run_converters():
+    """The conditionals pass is not run for the words of a docstring (and the output is the
+    same as without the docstring)."""
+    from autojit import pipeline
+
+    seen: list[str] = []
+    original = list(pipeline.CONVERTERS)
+
+    def spy(convert):
+        def run(ctx):
+            seen.append(convert.__module__.rsplit(".", 1)[-1])
+            convert(ctx)
+
+        run.__module__ = convert.__module__
+        return run
+
+    text = (
+        'def f(x, i):\n    """Set x at i, if and only if not ..."""\n    x[i] = 1.0\n    return x\n'
+    )
+    triggers = dict(pipeline._TRIGGERS)
+    try:
+        pipeline.CONVERTERS[:] = [spy(c) for c in original]
+        pipeline._TRIGGERS.clear()
+        pipeline._TRIGGERS.update(
+            {pipeline.CONVERTERS[original.index(c)]: t for c, t in triggers.items()}
+        )
+        new = autojit.convert_source(text, "m.py", all_functions=True).text
+    finally:
+        pipeline.CONVERTERS[:] = original
+        pipeline._TRIGGERS.clear()
+        pipeline._TRIGGERS.update(triggers)
+    assert seen == ["array_updates"]
+    assert "x.at[i].set(1.0)" in new

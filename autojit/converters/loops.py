@@ -1530,7 +1530,10 @@ _FLAG_COMPARE = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
 
 
 def _boolean_test(test) -> bool:
-    """Whether ``test`` surely gives a bool: one comparison, or and/or/not of such."""
+    """Whether ``test`` surely gives a bool: one comparison, a flag of an inner loop, or
+    and/or/not of such."""
+    if getattr(test, "_aj_flag", False):
+        return True
     if isinstance(test, gast.Compare):
         return len(test.ops) == 1 and isinstance(test.ops[0], _FLAG_COMPARE)
     if isinstance(test, gast.BoolOp):
@@ -1683,6 +1686,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             f"if {returned}:\n    return {_PH.format('V')}", **{_PH.format("V"): ret_node.value}
         )
         _copy_position(after[-1], ret_node)
+        after[-1].test._aj_flag = True  # a bool: an enclosing loop's flag can be set to it
     orelse = list(loop.orelse or [])
     if orelse and brk:
         after += replace(f"if not {brk}:\n    {_PH.format('B')}", **{_PH.format("B"): orelse})

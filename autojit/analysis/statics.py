@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -572,7 +573,7 @@ _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
 
 def _shape_only_reads(node) -> set[str]:
     """Names read only through `.shape` / `.ndim` / `len()`: those do not make them static."""
-    out: set[str] = set()
+    out: dict[str, int] = {}  # shape-only reads of each name
     # a name also read elsewhere in the expression is not shape-only
     counted: dict[str, int] = {}
     Name, Attribute, Call, arg = ast.Name, ast.Attribute, ast.Call, ast.arg
@@ -587,19 +588,20 @@ def _shape_only_reads(node) -> set[str]:
         if t is arg:  # a lambda's parameter: a Name in gast's tree
             counted[sub.arg] = counted.get(sub.arg, 0) + 1
         elif t is Attribute:
-            if sub.attr in _SHAPE_ATTRS and type(sub.value) is Name:
-                out.add(sub.value.id)
+            if sub.attr in _SHAPE_ATTRS:
+                for n in _broadcast_names(sub.value):
+                    out[n] = out.get(n, 0) + 1
         elif t is Call:
-            if sub.args and type(sub.args[0]) is Name and dotted_name(sub.func) == "len":
-                out.add(sub.args[0].id)
+            if (
+                sub.args
+                and type(sub.args[0]) is Name
+                and dotted_name(sub.func) == "len"
+            ):
+                out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
             elif (dotted_name(sub.func) or "").endswith("result_type"):
                 # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
-                for a in sub.args:
-                    for n in ast.walk(a):
-                        if type(n) is Name:
-                            out.add(n.id)
-                        elif type(n) is arg:
-                            out.add(n.arg)
+                for n in (n for a in sub.args for n in ast.walk(a) if type(n) is Name):
+                    out[n.id] = out.get(n.id, 0) + 1
         for f in _node_fields(t):
             v = getattr(sub, f, None)
             if type(v) is list:
@@ -608,7 +610,32 @@ def _shape_only_reads(node) -> set[str]:
                         push(c)
             elif v is not None and isinstance(v, ast.AST):
                 push(v)
-    return {n for n in out if counted.get(n, 0) == 1} if out else out
+    return {n for n, c in out.items() if counted.get(n, 0) == c} if out else set()
+
+
+def _broadcast_names(node) -> list[str]:
+    """Names (with repeats) whose values cannot change the shape of ``node``: a name, or names
+    combined by elementwise operators (`(y > 0.5).shape`); none when a part's shape may depend
+    on a value (`jnp.zeros(n) + y`)."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, ast.Compare):
+        parts = [node.left, *node.comparators]
+    else:
+        return []
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, ast.Constant):
+            continue
+        names = _broadcast_names(p)
+        if not names:
+            return []
+        out += names
+    return out
 
 
 def static_param_index(fn, name: str) -> int | None:
@@ -677,7 +704,9 @@ def recompile_warnings(
     if module_text.count(fn.name) > 1 or not module_text.isascii():
         # (a name written once in the file, at its `def`, has no call sites to index)
         tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's parse
-        sites = _call_sites(tree, fn.name, module_text) if tree is not None else []
+        sites = (
+            _call_sites(tree, fn.name, module_text, src.line_starts) if tree is not None else []
+        )
     for s in inferred:
         why = None
         where = Location(filename, fn.lineno, fn.col_offset + 1)
@@ -713,68 +742,161 @@ def recompile_warnings(
 
 
 def _call_sites(
-    tree: ast.Module, name: str, text: str | None = None
+    tree: ast.Module, name: str, text: str | None = None, starts: list[int] | None = None
 ) -> list[tuple[ast.Call, list[ast.AST]]]:
     """Calls of ``name`` (also as ``jax.jit(name)(...)`` and through ``g = jax.jit(name)``), each
     with the loops around it, in the order of the module. Only the top-level statements whose
-    text holds the name (or an alias of it) are walked: a call or alias of it names it."""
-    whole = text is None or not text.isascii()  # (the parser NFKC-normalises identifiers)
-    parts = [(0, tree.body)] if whole else _statements_naming(tree, text, {name})
-    aliases_of: dict[str, set[str]] = {}
-    by_func: dict[str, list] = {}
-    by_jitted: dict[str, list] = {}
-    for key, stmts in parts:
-        _index_calls(stmts, key, by_func, by_jitted, aliases_of)
-    aliases = {name} | aliases_of.get(name, set())  # assigned where the name is named
-    if not whole and len(aliases) > 1:
-        seen = {key for key, _ in parts}
-        for key, stmts in _statements_naming(tree, text, aliases - {name}):
-            if key not in seen:
-                _index_calls(stmts, key, by_func, by_jitted, aliases_of)
-    found = [site for a in aliases for site in by_func.get(a, ())]
-    found += by_jitted.get(name, [])
+    text holds the name (or an alias of it) are indexed, each once per module: a call or alias
+    of the name names it."""
+    index = _module_index(tree, text, starts)  # `starts`: the offset of each line of text
+    index.cover({name})
+    aliases = {name} | index.aliases_of.get(name, set())  # assigned where the name is named
+    if len(aliases) > 1:
+        index.cover(aliases - {name})
+    found = [site for a in aliases for site in index.by_func.get(a, ())]
+    found += index.by_jitted.get(name, [])
     found.sort(key=lambda site: site[0])
     return [(call, loops) for _seq, call, loops in found]
 
 
-_LINES: dict[int, tuple[ast.Module, str, list[int], list[int]]] = {}
+class _ModuleIndex:
+    """The calls of a module's top-level statements (and of its classes' statements), indexed
+    statement by statement on demand."""
+
+    def __init__(self, tree: ast.Module, text: str | None, starts: list[int] | None) -> None:
+        self.tree, self.text = tree, text
+        self.aliases_of: dict[str, set[str]] = {}
+        self.by_func: dict[str, list] = {}
+        self.by_jitted: dict[str, list] = {}
+        self.done: set[tuple[int, int]] = set()
+        # (the parser NFKC-normalises identifiers: a file where a name may be spelled otherwise
+        # than it reads is indexed whole)
+        self.whole = text is None or starts is None or not _identifiers_literal(text)
+        self.starts = starts or []
+        self.firsts = _first_lines(tree.body) if not self.whole else []
+        self.class_firsts: dict[int, list[int]] = {}
+
+    def cover(self, names: set[str]) -> None:
+        """Index every statement whose lines hold one of ``names``."""
+        body = self.tree.body
+        picked: set[tuple[int, int]] = set()
+        if self.whole or not all(n.isascii() for n in names):
+            for j, stmt in enumerate(body):
+                parts = len(stmt.body) + 2 if isinstance(stmt, ast.ClassDef) else 1
+                picked.update((j, k) for k in range(parts))
+        else:
+            text, starts, firsts = self.text, self.starts, self.firsts
+            for name in names:
+                for i in _name_occurrences(text, name):
+                    line = bisect.bisect_right(starts, i)  # 1-based
+                    j = bisect.bisect_right(firsts, line) - 1
+                    while j >= 0 and (body[j].end_lineno or body[j].lineno) >= line:
+                        picked.update(self._parts_at(j, line))
+                        j -= 1
+        for j, k in sorted(picked - self.done):
+            self.done.add((j, k))
+            stmt = body[j]
+            if not isinstance(stmt, ast.ClassDef):
+                nodes = [stmt]
+            elif k == 0:  # its header; then each statement of its body; then its decorators
+                nodes = stmt.bases + stmt.keywords
+            elif k <= len(stmt.body):
+                nodes = [stmt.body[k - 1]]
+            else:
+                nodes = stmt.decorator_list
+            _index_calls(nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of)
+
+    def _parts_at(self, j: int, line: int) -> list[tuple[int, int]]:
+        """The parts of top-level statement ``j`` on ``line``: the statement, or for a class the
+        statements of its body there (its header and decorators when none is)."""
+        stmt = self.tree.body[j]
+        if not isinstance(stmt, ast.ClassDef):
+            return [(j, 0)]
+        firsts = self.class_firsts.get(j)
+        if firsts is None:
+            firsts = self.class_firsts[j] = _first_lines(stmt.body)
+        inner = stmt.body
+        k = bisect.bisect_right(firsts, line) - 1
+        out = []
+        while k >= 0 and (inner[k].end_lineno or inner[k].lineno) >= line:
+            out.append((j, k + 1))
+            k -= 1
+        if not out or line <= firsts[0]:  # (the header and decorators end before the body)
+            out += [(j, 0), (j, len(inner) + 1)]
+        return out
 
 
-def _statements_naming(tree: ast.Module, text: str, names: set[str]) -> list[tuple[int, list]]:
-    """(index, [statement]) for each top-level statement whose lines hold one of ``names``."""
-    entry = _LINES.get(id(tree))
-    if entry is None or entry[0] is not tree or entry[1] is not text:
-        firsts = []
-        for stmt in tree.body:
-            first = stmt.lineno
-            for d in getattr(stmt, "decorator_list", ()) or ():
-                first = min(first, d.lineno)
-            firsts.append(first)
-        starts = [0]
-        find, append = text.find, starts.append
-        i = find("\n")
-        while i >= 0:
-            append(i + 1)
-            i = find("\n", i + 1)
-        entry = (tree, text, firsts, starts)
-        _LINES.clear()  # one module at a time
-        _LINES[id(tree)] = entry
-    _tree, _text, firsts, starts = entry
-    body = tree.body
-    picked: set[int] = set()
-    for name in names:
-        i = text.find(name)
-        while i >= 0:
-            line = bisect.bisect_right(starts, i)  # 1-based
-            j = bisect.bisect_right(firsts, line) - 1
-            while j >= 0 and (body[j].end_lineno or body[j].lineno) >= line:
-                picked.add(j)
-                j -= 1
-            i = text.find(name, i + 1)
-    return [(j, [body[j]]) for j in sorted(picked)]
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-def _index_calls(stmts: list, key: int, by_func: dict, by_jitted: dict, aliases_of: dict) -> None:
+def _identifiers_literal(text: str) -> bool:
+    """Whether every ASCII identifier in ``text`` is written as it is (no non-ASCII character
+    that NFKC normalisation, which the parser applies to identifiers, turns into letters,
+    digits or underscores: `ﬁ` is `fi`)."""
+    if text.isascii():
+        return True
+    for c in set(_NON_ASCII.findall(text)):
+        normal = unicodedata.normalize("NFKC", c)
+        if any(ch.isascii() and (ch.isalnum() or ch == "_") for ch in normal):
+            return False
+    return True
+
+
+def _first_lines(stmts: list) -> list[int]:
+    out = []
+    for stmt in stmts:
+        first = stmt.lineno
+        for d in getattr(stmt, "decorator_list", ()) or ():
+            first = min(first, d.lineno)
+        out.append(first)
+    return out
+
+
+def _name_occurrences(text: str, name: str):
+    """Offsets of ``name`` in ``text`` where it may be a variable (a superset): a whole word,
+    not an attribute (`.name`) and not the name a `def` / `class` defines."""
+    n = len(name)
+    i = text.find(name)
+    while i >= 0:
+        j = i + n
+        if (j >= len(text) or not _ident_char(text[j])) and (
+            i == 0 or not _ident_char(text[i - 1])
+        ):
+            k = i - 1
+            while k >= 0 and text[k] in " \t":
+                k -= 1
+            if not (k >= 0 and text[k] == "." or _defines(text, k)):
+                yield i
+        i = text.find(name, i + 1)
+
+
+def _ident_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _defines(text: str, k: int) -> bool:
+    """Whether the word ending at ``k`` (then blanks, then the name) is `def` or `class`."""
+    for kw in ("def", "class"):
+        start = k - len(kw) + 1
+        if start >= 0 and text.startswith(kw, start) and k + 1 < len(text) and text[k + 1] in " \t":
+            if start == 0 or not _ident_char(text[start - 1]):
+                return True
+    return False
+
+
+_INDEX: dict[int, _ModuleIndex] = {}
+
+
+def _module_index(tree: ast.Module, text: str | None, starts: list[int] | None) -> _ModuleIndex:
+    entry = _INDEX.get(id(tree))
+    if entry is None or entry.tree is not tree or entry.text is not text:
+        entry = _ModuleIndex(tree, text, starts)
+        _INDEX.clear()  # one module at a time
+        _INDEX[id(tree)] = entry
+    return entry
+
+
+def _index_calls(stmts: list, key: tuple, by_func: dict, by_jitted: dict, aliases_of: dict) -> None:
     """Index the calls in ``stmts`` (pre-order, children in order: the order of the recursive
     visit), numbered ``(key, n)``."""
     seq = 0

@@ -18,9 +18,15 @@ import gast
 Converter = Callable[[Any], Any]
 
 
-def _generated(name: str, source: str, env: dict[str, Any]) -> Converter:
-    exec(compile(source, f"<autojit.gastconv {name}>", "exec"), env)
-    return env["conv"]
+_new_node = ast.AST.__new__  # a node with no attributes set (its class's __init__ not run)
+
+
+def _empty_list() -> list:
+    return []
+
+
+def _no_value() -> None:
+    return None
 
 
 class _Table(dict):
@@ -56,66 +62,83 @@ class _Table(dict):
         new_cls = getattr(self.target, kind.__name__, None)
         if new_cls is None:
             return _none
-        return self.make(kind, new_cls, {})
+        return self.make(kind, new_cls)
 
     def make(
         self,
         kind: type,
         new_cls: type,
-        fixed: dict[str, str],
+        drop: tuple[str, ...] = (),
+        extra: tuple[tuple[str, Callable[[], Any]], ...] = (),
         ast_location: bool = False,
     ) -> Converter:
-        """A converter from ``kind`` to ``new_cls``: each field of ``kind`` converted, in
-        order (``fixed`` gives some fields as Python expressions of ``node`` instead, or drops
-        them with ""), then its position attributes copied where ``new_cls`` has them: as gast's
-        generic visit does, or as ``ast.copy_location`` does (``ast_location``)."""
-        lines = ["def conv(node):", "    new = _new(NEW)", "    d = new.__dict__"]
-        for field in kind._fields:
-            if field in fixed:
-                expr = fixed[field]
-                if expr:
-                    lines.append(f"    d[{field!r}] = {expr}")
-                continue
-            lines += [
-                "    try:",
-                f"        v = node.{field}",
-                "    except AttributeError:",
-                "        pass",
-                "    else:",
-                "        t = type(v)",
-                "        if t is list:",
-                f"            d[{field!r}] = [TABLE[type(x)](x) if isinstance(x, AST) else x"
-                " for x in v]",
-                "        elif isinstance(v, AST):",
-                f"            d[{field!r}] = TABLE[t](v)",
-                "        else:",
-                f"            d[{field!r}] = v",
-            ]
-        for field, expr in fixed.items():
-            if field not in kind._fields and expr:
-                lines.append(f"    d[{field!r}] = {expr}")
-        if self.positions == "line 1" and "lineno" in new_cls._attributes:
-            lines.append("    d['lineno'] = d['end_lineno'] = 1")
-            lines.append("    d['col_offset'] = d['end_col_offset'] = 0")
-        for attr in kind._attributes:
-            if attr not in new_cls._attributes or self.positions in (False, "line 1"):
-                continue
-            if ast_location and not attr.startswith("end_"):
-                lines += [
-                    f"    v = getattr(node, {attr!r}, None)",
-                    "    if v is not None:",
-                    f"        d[{attr!r}] = v",
-                ]
-            else:
-                lines += [
-                    "    try:",
-                    f"        d[{attr!r}] = node.{attr}",
-                    "    except AttributeError:",
-                    "        pass",
-                ]
-        lines.append("    return new")
-        env = {"NEW": new_cls, "AST": ast.AST, "TABLE": self, "_new": ast.AST.__new__}
-        return _generated(f"conv_{kind.__name__}", "\n".join(lines), env)
+        """A converter from ``kind`` to ``new_cls``: each field of ``kind`` but ``drop``
+        converted, in order, then the ``extra`` fields (name, value factory), then the position
+        attributes where ``new_cls`` has them: copied as gast's generic visit does, or as
+        ``ast.copy_location`` does (``ast_location``)."""
+        fields = tuple(f for f in kind._fields if f not in drop)
+        copy_attrs: tuple[str, ...] = ()
+        if self.positions is True:
+            copy_attrs = tuple(a for a in kind._attributes if a in new_cls._attributes)
+        checked = frozenset(("lineno", "col_offset")) if ast_location else frozenset()
+        line_1 = self.positions == "line 1" and "lineno" in new_cls._attributes
+        table, new_node, AST = self, _new_node, ast.AST
+
+        if not extra and not line_1 and not checked:
+            # the common case, kept lean: fields, then positions copied as they are
+
+            def plain(node: Any) -> Any:
+                new = new_node(new_cls)
+                d = new.__dict__
+                for field in fields:
+                    try:
+                        v = getattr(node, field)
+                    except AttributeError:
+                        continue
+                    if type(v) is list:
+                        d[field] = [table[type(x)](x) if isinstance(x, AST) else x for x in v]
+                    elif isinstance(v, AST):
+                        d[field] = table[type(v)](v)
+                    else:
+                        d[field] = v
+                for attr in copy_attrs:
+                    try:
+                        d[attr] = getattr(node, attr)
+                    except AttributeError:
+                        pass
+                return new
+
+            return plain
+
+        def conv(node: Any) -> Any:
+            new = new_node(new_cls)
+            d = new.__dict__
+            for field in fields:
+                try:
+                    v = getattr(node, field)
+                except AttributeError:
+                    continue
+                if type(v) is list:
+                    d[field] = [table[type(x)](x) if isinstance(x, AST) else x for x in v]
+                elif isinstance(v, AST):
+                    d[field] = table[type(v)](v)
+                else:
+                    d[field] = v
+            for field, value in extra:
+                d[field] = value()
+            if line_1:
+                d["lineno"] = d["end_lineno"] = 1
+                d["col_offset"] = d["end_col_offset"] = 0
+            for attr in copy_attrs:
+                try:
+                    v = getattr(node, attr)
+                except AttributeError:
+                    continue
+                if v is not None or attr not in checked:
+                    d[attr] = v
+            return new
+
+        return conv
 
     def item(self, x: Any) -> Any:
         return self[type(x)](x) if isinstance(x, ast.AST) else x
@@ -136,9 +159,29 @@ def _none(node: Any) -> None:
 def _to_gast_special(table: _Table, kind: type) -> Converter | None:
     if kind is ast.Name:
         # gast.Name(id, ctx, annotation=None, type_comment=None), located as the ast node
-        return table.make(
-            kind, gast.Name, {"id": "node.id", "annotation": "None", "type_comment": "None"}, True
-        )
+        # the most common node, written out: gast.Name(id, ctx, None, None), then
+        # ast.copy_location (a None lineno / col_offset is not copied)
+        name_cls, new_node, placed = gast.Name, _new_node, table.positions is True
+
+        def conv_name(node: Any) -> Any:
+            new = new_node(name_cls)
+            d = new.__dict__
+            d["id"] = node.id
+            ctx = node.ctx
+            d["ctx"] = table[type(ctx)](ctx)
+            d["annotation"] = d["type_comment"] = None
+            if placed:
+                v = getattr(node, "lineno", None)
+                if v is not None:
+                    d["lineno"] = v
+                v = getattr(node, "col_offset", None)
+                if v is not None:
+                    d["col_offset"] = v
+                d["end_lineno"] = node.end_lineno
+                d["end_col_offset"] = node.end_col_offset
+            return new
+
+        return conv_name
     if kind is ast.arg:
 
         def conv_arg(node: Any) -> Any:
@@ -153,7 +196,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
 
         return conv_arg
     if kind is ast.ExceptHandler:
-        generic = table.make(kind, gast.ExceptHandler, {})
+        generic = table.make(kind, gast.ExceptHandler)
 
         def conv_handler(node: Any) -> Any:
             if not node.name:
@@ -170,7 +213,7 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
         kind._fields
     ):
         # before 3.12: gast's definitions carry an empty type_params
-        return table.make(kind, getattr(gast, kind.__name__), {"type_params": "[]"})
+        return table.make(kind, getattr(gast, kind.__name__), extra=(("type_params", _empty_list),))
     return None
 
 
@@ -189,17 +232,15 @@ def ast_to_gast(node: Any, positions: bool = True) -> Any:
 
 def _to_ast_special(table: _Table, kind: type) -> Converter | None:
     if kind is gast.Name:
-        return table.make(
-            kind, ast.Name, {"annotation": "", "type_comment": "", "id": "node.id"}, True
-        )
+        return table.make(kind, ast.Name, ("annotation", "type_comment"), ast_location=True)
     if kind is gast.Assign:
-        return table.make(kind, ast.Assign, {"type_comment": ""}, True)
+        return table.make(kind, ast.Assign, ("type_comment",), ast_location=True)
     if kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and "type_params" not in (
         getattr(ast, kind.__name__)._fields
     ):
-        return table.make(kind, getattr(ast, kind.__name__), {"type_params": ""}, True)
+        return table.make(kind, getattr(ast, kind.__name__), ("type_params",), ast_location=True)
     if kind is gast.ExceptHandler:
-        generic = table.make(kind, ast.ExceptHandler, {})
+        generic = table.make(kind, ast.ExceptHandler)
 
         def conv_handler(node: Any) -> Any:
             if not node.name:

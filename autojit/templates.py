@@ -14,10 +14,10 @@ import textwrap
 
 import gast
 
-from .gastconv import ast_to_gast
+from .gastconv import NodeTransformer, ast_to_gast
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     def __init__(self, replacements: dict) -> None:
         self.replacements = replacements
         self.inserted: list = []  # the nodes put in (the template's own nodes have no position)

@@ -21,6 +21,7 @@ import re
 import gast
 
 from ..analysis import Kind, Value, dotted_name
+from ..gastconv import walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
 from ..templates import name, replace, replace_expr
@@ -265,7 +266,7 @@ def _records(ctx: Context) -> set[str]:
     cached = getattr(ctx, "_aj_records", None)
     if cached is None:
         cached = set()
-        for n in gast.walk(ctx.fn):
+        for n in walk(ctx.fn):
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
                 sl = n.slice
                 if isinstance(sl, gast.JoinedStr) or (
@@ -543,11 +544,11 @@ def _shallow_nodes(stmt):
     """Nodes of a statement's own expressions (not of the statements nested in it)."""
     for _field, value in gast.iter_fields(stmt):
         if isinstance(value, gast.expr):
-            yield from gast.walk(value)
+            yield from walk(value)
         elif isinstance(value, list):
             for v in value:
                 if isinstance(v, gast.expr):
-                    yield from gast.walk(v)
+                    yield from walk(v)
 
 
 __all__ = ["convert", "CODES", "dotted_name", "name"]

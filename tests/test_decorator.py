@@ -811,3 +811,47 @@ def test_docstring_prose_does_not_run_converters():
         pipeline._TRIGGERS.update(triggers)
     assert seen == ["array_updates"]
     assert "x.at[i].set(1.0)" in new
+
+
+@pytest.mark.parametrize("path", _GAST_SAMPLES[:3], ids=lambda p: p.rsplit("/", 1)[-1])
+def test_fast_transformer_visits_as_gasts(path):
+    """autojit.gastconv.NodeTransformer: the same visits, in order, and the same tree as
+    gast.NodeTransformer, with nodes replaced, dropped and expanded into lists."""
+    import gast
+
+    from autojit import gastconv
+
+    def transformer(base):
+        class Rewrite(base):
+            def __init__(self) -> None:
+                self.seen: list[str] = []
+
+            def visit_Name(self, node):
+                self.seen.append(node.id)
+                if node.id.startswith("_"):
+                    return gast.Name(
+                        id="U" + node.id, ctx=node.ctx, annotation=None, type_comment=None
+                    )
+                return node
+
+            def visit_Expr(self, node):
+                self.generic_visit(node)
+                if isinstance(node.value, gast.Constant):
+                    return None
+                if isinstance(node.value, gast.Call):
+                    return [node, gast.Pass()]
+                return node
+
+            def visit_Starred(self, node):
+                return None
+
+        return Rewrite()
+
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    theirs, mine = transformer(gast.NodeTransformer), transformer(gastconv.NodeTransformer)
+    want = theirs.visit(gast.parse(text))
+    got = mine.visit(gast.parse(text))
+    _same_tree(want, got)
+    assert theirs.seen == mine.seen
+    assert sorted(map(id, gastconv.walk(got))) == sorted(map(id, gast.walk(got)))

@@ -20,6 +20,8 @@ class ModuleScope:
     classes: set[str] = field(default_factory=set)
     assigned: set[str] = field(default_factory=set)
     last_import_end: int = 0  # line after which new imports go (0: top of file)
+    # imports a conversion will add ({"jax": "jax"}): generated code already reads them
+    pending: dict[str, str] = field(default_factory=dict)
     first_stmt_line: int = 1
 
     def binds(self, name: str) -> bool:
@@ -46,6 +48,8 @@ class ModuleScope:
             full = self.modules[head]
         elif head in self.imported_names:
             full = self.imported_names[head]
+        elif head in self.pending:
+            full = self.pending[head]
         else:
             return None
         return f"{full}.{rest}" if rest else full

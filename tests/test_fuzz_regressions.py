@@ -332,6 +332,25 @@ def test_refused_chain_around_converted_elif_with_chained_comparison() -> None:
     )
 
 
+def test_generated_jax_calls_are_known_before_the_import_is_added() -> None:
+    """In a file without `import jax`, the `jax.lax.while_loop` a loop became was a call of an
+    unknown function for the conditionals that ran next (`if break_: return ...` refused,
+    AJ913); on the converted output, which imports jax, the same `if` was converted."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = jnp.sum(x)\n"
+        "    t = -1.0\n"
+        "    for i in range(k):\n"
+        "        if t < 0.0 < t:\n"
+        "            return x, s\n"
+        "    x[0] = a\n"
+        "    return x, s\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

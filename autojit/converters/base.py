@@ -60,8 +60,11 @@ class Names:
             # the file's `jnp` is something else (`from jax._src import numpy as jnp`): adding
             # `import jax.numpy as jnp` would rebind it for the whole module; use `jax.numpy`
             self.needed.add("jax")
+            self.scope.pending.setdefault("jax", "jax")
             return module
         self.needed.add(module)
+        # the analyses of the code generated from here on resolve it as the import will
+        self.scope.pending.setdefault(head, "jax" if head == "jax" else module)
         return default_alias
 
     def _bound(self, name: str) -> bool:

@@ -771,7 +771,7 @@ class _ModuleIndex:
         self.done: set[tuple[int, int]] = set()
         # (the parser NFKC-normalises identifiers: a file where a name may be spelled otherwise
         # than it reads is indexed whole)
-        self.whole = text is None or starts is None or not _identifiers_literal(text)
+        self.whole = text is None or starts is None or not identifiers_literal(text)
         self.starts = starts or []
         self.firsts = _first_lines(tree.body) if not self.whole else []
         self.class_firsts: dict[int, list[int]] = {}
@@ -829,7 +829,7 @@ class _ModuleIndex:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-def _identifiers_literal(text: str) -> bool:
+def identifiers_literal(text: str) -> bool:
     """Whether every ASCII identifier in ``text`` is written as it is (no non-ASCII character
     that NFKC normalisation, which the parser applies to identifiers, turns into letters,
     digits or underscores: `ﬁ` is `fi`)."""

@@ -132,17 +132,31 @@ class Renderer:
     # -- pristine -------------------------------------------------------------------------
     def pristine(self, node) -> bool:
         key = id(node)
-        if key in self._pristine:
-            return self._pristine[key]
+        memo = self._pristine
+        if key in memo:
+            return memo[key]
         ok = bool(getattr(node, "_aj_orig", False)) and getattr(node, "_aj_span", False)
         if ok:
+            # the children are the original ones, then the positioned ones are pristine, then
+            # the others (loops, not generators: this runs for every node of the function)
             kids = _children(node)
-            ok = (
-                tuple(id(c) for c in kids) == node._aj_children
-                and all(self.pristine(c) for c in kids if hasattr(c, "lineno"))
-                and all(self._pristine_nospan(c) for c in kids if not hasattr(c, "lineno"))
-            )
-        self._pristine[key] = ok
+            ok = len(kids) == len(node._aj_children)
+            if ok:
+                for c, k in zip(kids, node._aj_children, strict=True):
+                    if id(c) != k:
+                        ok = False
+                        break
+            if ok:
+                for c in kids:
+                    if hasattr(c, "lineno") and not self.pristine(c):
+                        ok = False
+                        break
+            if ok:
+                for c in kids:
+                    if not hasattr(c, "lineno") and not self._pristine_nospan(c):
+                        ok = False
+                        break
+        memo[key] = ok
         return ok
 
     def _pristine_nospan(self, node) -> bool:

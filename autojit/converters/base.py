@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis
+from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
 from ..scope import ModuleScope
 from ..source import SourceText
@@ -195,7 +196,7 @@ def is_index_dtype_choice(node) -> bool:
     )
 
 
-class StatementExpressionRewriter(gast.NodeTransformer):
+class StatementExpressionRewriter(NodeTransformer):
     """Rewrites the expressions of one statement. It does not enter nested functions or
     lambdas (their names are not in this statement's analysis), nor autojit's own dtype choice
     on an index, so converting the output again changes nothing."""

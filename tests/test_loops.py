@@ -1541,3 +1541,25 @@ def test_return_in_inner_loop_leaves_both_loops():
     calls = [(x, i32(n), np.float32(a)) for n in (0, 1, 2, 3) for a in (-1.0, 0.5, 2.0)]
     conv = check(src, "h", calls, codes=("AJ202", "AJ205"))
     assert conv.refusals == []
+
+
+def test_loop_refused_for_updating_and_rebinding_its_array_keeps_the_item_assignment():
+    """`x[:2] = j` in `for j in x` that also rebinds `x`: NumPy iterates the updated array; a
+    Python loop over an immutable jax array would read the old rows (a silently different
+    `s`). The loop is refused and left exactly as written (it fails under jit), also when
+    converted again."""
+    src = """
+    def f(x):
+        s = 0.0
+        for j in x:
+            s = s + j
+            x[:2] = j
+            x = x * 0.5
+        return x, s
+    """
+    conv, _, _ = _convert(src)
+    assert "x[:2] = j" in conv.text and ".at[" not in conv.text
+    assert [r.code for r in conv.refusals] == ["AJ932"]
+    assert not any(c.code.startswith("AJ3") for c in conv.changes)
+    again = autojit.convert_source(conv.text, "m.py", all_functions=True)
+    assert again.text == conv.text

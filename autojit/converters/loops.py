@@ -592,6 +592,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
                 "the loop both updates items of the array it iterates over and rebinds it; "
                 "left as Python",
             )
+            _restore_item_updates(ctx, loop, updated)
             return None
     plan = _Plan(
         "scan",
@@ -610,6 +611,30 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
             f"{_PH.format('T')} = {plan.elem}", **{_PH.format("T"): loop.target}
         )
     return plan
+
+
+def _restore_item_updates(ctx: Context, loop, names: set[str]) -> None:
+    """Put back the item assignments (``x[j] = v``, rewritten to ``x = x.at[j].set(v)``) of a
+    ``for v in x`` loop left as Python: iterating an immutable jax array while rebinding ``x``
+    would read the rows ``x`` had before the loop, where NumPy reads the updated ones (a silently
+    different result). As written, the loop fails under jit, with the refusal that says why."""
+    restored = set()
+    for block, st in list(_blocks_of(loop.body)):
+        orig = getattr(st, "_aj_replaces", None)
+        if orig is None or not getattr(orig, "_aj_orig", False):
+            continue
+        if not any(_write_kind(st, n) == "item" for n in names):
+            continue
+        i = next((k for k, b in enumerate(block) if b is st), None)
+        if i is None:
+            continue
+        while i + 1 < len(block) and getattr(block[i + 1], "_aj_replaces", None) is orig:
+            del block[i + 1]  # every statement the item assignment became
+        block[i] = orig
+        restored.add(ctx.location(orig))
+    if restored:
+        # the array-update rule reported rewriting them: the pipeline drops those changes
+        ctx.fn._aj_retracted = getattr(ctx.fn, "_aj_retracted", set()) | restored
 
 
 def _write_kind(st, name: str) -> str | None:

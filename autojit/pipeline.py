@@ -7,6 +7,7 @@ returns a :class:`~autojit.model.Conversion`.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import gc
 import re
@@ -18,7 +19,12 @@ from typing import ParamSpec, TypeVar
 import gast
 
 from .analysis import FunctionAnalysis, dotted_name
-from .analysis.statics import infer_static_params, recompile_warnings, static_param_index
+from .analysis.statics import (
+    identifiers_literal,
+    infer_static_params,
+    recompile_warnings,
+    static_param_index,
+)
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
 from .gastconv import ast_to_gast
@@ -167,6 +173,13 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
         else None
     )
     out: list[_Candidate] = []
+    # where the file names jax (whole words, found once): a function uses jax when one lies in
+    # its code (no word runs across a line start or a docstring's quotes)
+    alias_at = sorted(i for a in aliases for i in _word_at(text, a)) if alias_re is not None else []
+
+    def names_jax(a: int, b: int) -> bool:
+        i = bisect.bisect_left(alias_at, a)
+        return i < len(alias_at) and alias_at[i] < b
 
     def consider(node, prefix: str) -> None:
         qual = f"{prefix}{node.name}"
@@ -187,9 +200,9 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 else len(text)
             )
             doc = _docstring_span(node, src)
-            if (
-                alias_re.search(text, start, doc[0]) or alias_re.search(text, doc[1], end)
-            ) and not _EAGER_DRIVER.search(text, start, end):
+            if (names_jax(start, doc[0]) or names_jax(doc[1], end)) and not _eager_driver(
+                text, start, end
+            ):
                 out.append(_Candidate(node, qual))
 
     for stmt in tree.body:
@@ -203,16 +216,29 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
     # scanned once; a plain text search finds the module functions it may call, and only a
     # candidate whose text names a function not yet converted is walked to confirm the call.
     by_name = {c.node.name for c in out}
+    # the words of a candidate's text name the functions it may call (where no identifier is
+    # spelled otherwise than the parser reads it; else a substring search)
+    words_ok = bool(scope.functions) and identifiers_literal(text)
+    words_ok = words_ok and all(n.isascii() for n in scope.functions)
     k = 0
     while scope.functions and only is None and k < len(out):
         c = out[k]
         k += 1
         start, end = src.stmt_span(c.node)
-        maybe = {n for n in scope.functions if n not in by_name and text.find(n, start, end) >= 0}
+        if words_ok:
+            maybe = {
+                n
+                for n in set(_WORD.findall(text, start, end))
+                if n in scope.functions and n not in by_name
+            }
+        else:
+            maybe = {
+                n for n in scope.functions if n not in by_name and text.find(n, start, end) >= 0
+            }
         if not maybe:
             continue
-        for n in ast.walk(c.node):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in maybe:
+        for n in _calls(c.node):
+            if isinstance(n.func, ast.Name) and n.func.id in maybe:
                 fn = scope.functions.get(n.func.id)
                 if (
                     fn is not None
@@ -223,6 +249,59 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                     by_name.add(fn.name)
     out.sort(key=lambda c: c.node.lineno)
     return out
+
+
+_WORD = re.compile(r"\w+")
+_LEAVES = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "type_comment"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _calls(node):
+    """Every call inside ``node`` (in no particular order): `ast.walk`, without its cost."""
+    stack = [node]
+    pop, push, AST, Call = stack.pop, stack.append, ast.AST, ast.Call
+    while stack:
+        n = pop()
+        kind = type(n)
+        if kind is Call:
+            yield n
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAVES)
+        for f in fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif v is not None and isinstance(v, AST):
+                push(v)
+
+
+def _word_at(text: str, word: str):
+    """Where ``word`` stands in ``text`` as a whole word (what `\\bword\\b` matches)."""
+    n = len(word)
+    i = text.find(word)
+    while i >= 0:
+        j = i + n
+        if (i == 0 or not _word_char(text[i - 1])) and (j == len(text) or not _word_char(text[j])):
+            yield i
+        i = text.find(word, i + 1)
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+# every match of _EAGER_DRIVER holds one of these
+_EAGER_WORDS = ("jit", "block_until_ready", "device_get", "testing.", "time")
+
+
+def _eager_driver(text: str, start: int, end: int) -> bool:
+    """`_EAGER_DRIVER.search(text, start, end)`, after a cheap check that it can match."""
+    if not any(text.find(w, start, end) >= 0 for w in _EAGER_WORDS):
+        return False
+    return _EAGER_DRIVER.search(text, start, end) is not None
 
 
 def _docstring_span(node, src: SourceText) -> tuple[int, int]:

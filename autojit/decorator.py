@@ -779,6 +779,7 @@ def _autojit_decorator_lines(rec: _Record) -> set[int]:
 # turns the on-disk part off; PYTHONDONTWRITEBYTECODE stops writing it.
 
 _memory_cache: dict[str, dict[str, Any]] = {}
+_cache_folders: set[str] = set()  # __pycache__ folders made (or found) in this process
 
 
 @functools.lru_cache(maxsize=1)
@@ -851,12 +852,16 @@ def _cache_put(key: str, entry: dict[str, Any], fn: types.FunctionType, *, write
     if path is None:
         return
     tmp = f"{path}.{os.getpid()}.tmp"
+    folder = os.path.dirname(path)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if folder not in _cache_folders:
+            os.makedirs(folder, exist_ok=True)
+            _cache_folders.add(folder)
         with open(tmp, "wb") as f:
             marshal.dump({"key": key, "entry": entry}, f)
         os.replace(tmp, path)
     except (OSError, ValueError):
+        _cache_folders.discard(folder)  # removed since, say: made again next time
         try:
             os.unlink(tmp)
         except OSError:

@@ -1563,3 +1563,16 @@ def test_loop_refused_for_updating_and_rebinding_its_array_keeps_the_item_assign
     assert not any(c.code.startswith("AJ3") for c in conv.changes)
     again = autojit.convert_source(conv.text, "m.py", all_functions=True)
     assert again.text == conv.text
+
+
+def test_walrus_in_an_if_test_is_loop_state():
+    src = """
+    def g(x, n):
+        m = x[0]
+        s = x[0] * 0
+        for i in range(n):
+            if (m := x[i] * 2) > 1:
+                s = s + m
+        return s, m
+    """
+    check(src, "g", [(f32(0.5, 2.0, 3.0), i32(n)) for n in (0, 1, 3)], codes=("AJ202",))

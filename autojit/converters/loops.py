@@ -1281,6 +1281,7 @@ def _reachable_writes(an: FunctionAnalysis, stmts: list) -> set[str]:
         if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
             break
         if isinstance(s, gast.If):
+            out |= expr_activity(s.test).writes  # `if (m := ...)`
             out |= _reachable_writes(an, s.body) | _reachable_writes(an, s.orelse)
         else:
             out |= an.activity.of_block([s]).writes

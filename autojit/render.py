@@ -54,6 +54,12 @@ def _children(node) -> list:
     return out
 
 
+# fields of gast nodes that never hold a node
+_SCALAR_FIELDS = frozenset({"id", "attr", "kind", "type_comment", "conversion", "is_async", "level",
+                            "module", "arg", "asname"})  # fmt: skip
+_MARK_FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
+
+
 def mark_original(root) -> None:
     """Mark every node of ``root`` original, with its children's identities (one traversal)."""
     AST, skip = gast.AST, _SKIP_CHILD
@@ -62,24 +68,37 @@ def mark_original(root) -> None:
     while stack:
         node = pop()
         node._aj_orig = True
+        kind = type(node)
+        info = _MARK_FIELDS.get(kind)
+        if info is None:
+            fields = kind._fields
+            info = _MARK_FIELDS[kind] = (
+                tuple(f for f in fields if f not in _SCALAR_FIELDS),
+                "body" in fields or "handlers" in fields,
+            )
         kids = []
-        fields = node._fields
-        for name in fields:
+        for name in info[0]:
             value = getattr(node, name, None)
             if isinstance(value, list):
                 for v in value:
                     if isinstance(v, AST):
-                        push(v)
-                        if not isinstance(v, skip):
+                        if isinstance(v, skip):  # a context or operator: no children, no span
+                            v._aj_orig = True
+                            v._aj_children = ()
+                        else:
+                            push(v)
                             kids.append(id(v))
             elif isinstance(value, AST):
-                push(value)
-                if not isinstance(value, skip):
+                if isinstance(value, skip):
+                    value._aj_orig = True
+                    value._aj_children = ()
+                else:
+                    push(value)
                     kids.append(id(value))
         node._aj_children = tuple(kids)
         if hasattr(node, "end_lineno") and hasattr(node, "lineno"):
             node._aj_span = True
-        if "body" in fields or "handlers" in fields:
+        if info[1]:
             for f in _BLOCK_FIELDS:
                 blk = getattr(node, f, None)
                 if isinstance(blk, list):

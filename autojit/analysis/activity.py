@@ -302,3 +302,36 @@ class ActivityAnalysis:
             elif isinstance(value, gast.AST) and field_name not in ("type_comment",):
                 act.update(expr_activity(value))
         return act
+
+
+def names_in(root) -> set[str]:
+    """Every ``Name`` id in ``root``, and the name of every ``def`` / ``class`` (not ``async
+    def``) in it, ``root`` included: a walk of ``gast.walk``'s nodes, without its cost."""
+    out: set[str] = set()
+    stack = [root]
+    pop, push, AST = stack.pop, stack.append, gast.AST
+    Name, defs = gast.Name, (gast.FunctionDef, gast.ClassDef)
+    while stack:
+        node = pop()
+        t = type(node)
+        if t is Name:
+            out.add(node.id)
+        elif t in defs:
+            out.add(node.name)
+        fields = _WALK_FIELDS.get(t)
+        if fields is None:
+            fields = _WALK_FIELDS[t] = tuple(
+                f for f in t._fields if f not in ("ctx", "op", "ops", "kind", "type_comment")
+            )
+        for f in fields:
+            v = getattr(node, f, None)
+            if type(v) is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        push(c)
+            elif v is not None and isinstance(v, AST):
+                push(v)
+    return out
+
+
+_WALK_FIELDS: dict[type, tuple[str, ...]] = {}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis
+from ..analysis.activity import names_in
 from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
 from ..scope import ModuleScope
@@ -150,11 +151,7 @@ class Context:
         if not hasattr(self, "_taken_names"):
             names = set(self.scope.modules) | set(self.scope.imported_names) | self.scope.assigned
             names |= set(self.scope.functions) | self.scope.classes
-            for node in gast.walk(self.fn):
-                if isinstance(node, gast.Name):
-                    names.add(node.id)
-                elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
-                    names.add(node.name)
+            names |= names_in(self.fn)  # its Name ids and def / class names
             self._taken_names = names
         return self._taken_names
 

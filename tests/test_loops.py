@@ -1576,3 +1576,39 @@ def test_walrus_in_an_if_test_is_loop_state():
         return s, m
     """
     check(src, "g", [(f32(0.5, 2.0, 3.0), i32(n)) for n in (0, 1, 3)], codes=("AJ202",))
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 7), (4, 2)])
+def test_column_windows_on_axis_1_read_and_write(shape):
+    src = """
+    def g(x):
+        s = x[:, :2] * 0
+        for j in range(x.shape[1] - 1):
+            s = s + x[:, j:j + 2] * j
+            x[:, j:j + 2] = x[:, j:j + 2] * 0.5
+        return s, x
+    """
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    conv = check(src, "g", [(x,)])
+    assert "dynamic_slice_in_dim(x, j, 2, 1)" in conv.text
+    assert "dynamic_update_slice_in_dim" in conv.text
+
+
+def test_row_window_with_explicit_colon_and_other_axis_index_refused():
+    src = """
+    def g(x):
+        s = x[:2, :] * 0
+        for i in range(x.shape[0] - 1):
+            s = s + x[i:i + 2, :]
+        return s
+
+    def h(x):
+        s = x[0, :2] * 0
+        for i in range(x.shape[0] - 1):
+            s = s + x[0, i:i + 2]  # a row index and a window: not rewritten
+        return s
+    """
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    conv = check(src, "g", [(x,)])
+    assert "dynamic_slice_in_dim(x, i, 2)" in conv.text
+    assert "x[0, i:i + 2]" in conv.text

@@ -910,7 +910,7 @@ def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret, f
 
 def _linear(node) -> dict[str, int] | None:
     """``node`` as a sum of integer multiples of atoms (names; ``len:x`` for ``len(x)`` and
-    ``x.shape[0]``) plus a constant (key ``""``), or None."""
+    ``x.shape[0]``, ``len1:x`` for ``x.shape[1]``...) plus a constant (key ``""``), or None."""
     if isinstance(node, gast.Constant) and type(node.value) is int:
         return {"": node.value}
     if isinstance(node, gast.Name):
@@ -929,9 +929,11 @@ def _linear(node) -> dict[str, int] | None:
         and node.value.attr == "shape"
         and isinstance(node.value.value, gast.Name)
         and isinstance(node.slice, gast.Constant)
-        and node.slice.value == 0
+        and type(node.slice.value) is int
+        and node.slice.value >= 0
     ):
-        return {f"len:{node.value.value.id}": 1}
+        axis = node.slice.value
+        return {f"len{axis or ''}:{node.value.value.id}": 1}
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
         inner = _linear(node.operand)
         return None if inner is None else {k: -v for k, v in inner.items()}
@@ -986,7 +988,7 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
 
     def fixed(*forms: dict[str, int]) -> bool:
         """The names in the bounds keep their values through the loop."""
-        return not any(k in written for f in forms for k in f if k and not k.startswith("len:"))
+        return not any(k in written for f in forms for k in f if k and not k.startswith("len"))
 
     if not fixed(lo, hi):
         return {}
@@ -999,14 +1001,21 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
             for c in gast.iter_child_nodes(n):
                 parents[id(c)] = n
         for n in _shallow(st):
-            if not (
-                isinstance(n, gast.Subscript)
-                and isinstance(n.ctx, gast.Load)
-                and isinstance(n.slice, gast.Slice)
-                and n.slice.step is None
-                and n.slice.lower is not None
-                and n.slice.upper is not None
-            ):
+            if not (isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load)):
+                continue
+            # one bounded slice; on another axis than the first, the others are full `:`
+            parts = n.slice.elts if isinstance(n.slice, gast.Tuple) else [n.slice]
+            bounded = [
+                (axis, p)
+                for axis, p in enumerate(parts)
+                if isinstance(p, gast.Slice) and (p.lower or p.upper or p.step)
+            ]
+            if len(bounded) != 1:
+                continue
+            axis, sl = bounded[0]
+            if not (sl.step is None and sl.lower is not None and sl.upper is not None):
+                continue
+            if any(not isinstance(p, gast.Slice) for p in parts):
                 continue
             base = n.value
             if isinstance(base, gast.Attribute) and base.attr == "at":
@@ -1024,7 +1033,7 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
                 base = base.value  # x.at[i:i + k].set(v)
             if not isinstance(base, gast.Name):
                 continue
-            start, stop = _linear(n.slice.lower), _linear(n.slice.upper)
+            start, stop = _linear(sl.lower), _linear(sl.upper)
             if start is None or stop is None or start.get(index) != 1 or stop.get(index) != 1:
                 continue
             if not fixed({k: v for k, v in start.items() if k != index}) or not fixed(
@@ -1035,7 +1044,7 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
                 continue  # a list's slice stays a list
             size = _plus(stop, {k: -v for k, v in start.items()})
             if index in size or any(
-                k.startswith("len:")
+                k.startswith("len")
                 or not an.value(
                     gast.Name(id=k, ctx=gast.Load(), annotation=None, type_comment=None), loop
                 ).static
@@ -1046,12 +1055,13 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
             offset = {k: v for k, v in start.items() if k != index}
             first = _plus(lo, offset)  # the start at i = lo
             last_stop = _plus(hi, {"": -1}, {k: v for k, v in stop.items() if k != index})
-            over = _plus(last_stop, {f"len:{base.id}": -1})  # stop at i = hi - 1, minus len(x)
+            # the stop at i = hi - 1, minus the length of that axis
+            over = _plus(last_stop, {f"len{axis or ''}:{base.id}": -1})
             if set(first) - {""} or first.get("", 0) < 0:
                 continue
             if set(over) - {""} or over.get("", 0) > 0:
                 continue
-            out[id(n.slice)] = (n, size)
+            out[id(sl)] = (n, sl, size, axis)
     return out
 
 
@@ -1068,7 +1078,7 @@ def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
     """Rewrite the proven slices: reads -> ``lax.dynamic_slice_in_dim``, ``x.at[...].set(v)``
     -> ``lax.dynamic_update_slice_in_dim``."""
     lax, jnp = ctx.names.lax, ctx.names.jnp
-    subs = {id(sub): (sub, size) for sub, size in plan.dynamic.values()}
+    subs = {id(sub): (sub, sl, size, axis) for sub, sl, size, axis in plan.dynamic.values()}
     done: list[str] = []
 
     class _Rewrite(gast.NodeTransformer):
@@ -1081,19 +1091,21 @@ def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
                 and len(node.args) == 1
                 and not node.keywords
             ):
-                sub, size = subs.pop(id(f.value))
+                sub, sl, size, axis = subs.pop(id(f.value))
                 x = sub.value.value
+                before = f"{_PH.format('X4')}.shape[:{axis}] + " if axis else ""
+                shape = f"{before}({_size_text(size)},) + {_PH.format('X2')}.shape[{axis + 1}:]"
                 new = replace_expr(
                     f"{lax}.dynamic_update_slice_in_dim({_PH.format('X')}, "
-                    f"{jnp}.broadcast_to({_PH.format('V')}, ({_size_text(size)},) + "
-                    f"{_PH.format('X2')}.shape[1:]).astype({_PH.format('X3')}.dtype), "
-                    f"{_PH.format('S')}, 0)",
+                    f"{jnp}.broadcast_to({_PH.format('V')}, {shape})"
+                    f".astype({_PH.format('X3')}.dtype), {_PH.format('S')}, {axis})",
                     **{
                         _PH.format("X"): x,
                         _PH.format("X2"): copy_expr(x),
                         _PH.format("X3"): copy_expr(x),
+                        _PH.format("X4"): copy_expr(x) if axis else None,
                         _PH.format("V"): self.visit(node.args[0]),
-                        _PH.format("S"): sub.slice.lower,
+                        _PH.format("S"): sl.lower,
                     },
                 )
                 done.append(
@@ -1107,12 +1119,13 @@ def _dynamic_slices(ctx: Context, loop, plan: _Plan) -> None:
             if id(node) in subs and not (
                 isinstance(node.value, gast.Attribute) and node.value.attr == "at"
             ):
-                sub, size = subs.pop(id(node))
+                sub, sl, size, axis = subs.pop(id(node))
                 done.append(f"`{gast.unparse(sub).strip()}` -> `{lax}.dynamic_slice_in_dim`")
+                at_axis = f", {axis}" if axis else ""
                 return replace_expr(
                     f"{lax}.dynamic_slice_in_dim({_PH.format('X')}, {_PH.format('S')}, "
-                    f"{_size_text(size)})",
-                    **{_PH.format("X"): self.visit(node.value), _PH.format("S"): node.slice.lower},
+                    f"{_size_text(size)}{at_axis})",
+                    **{_PH.format("X"): self.visit(node.value), _PH.format("S"): sl.lower},
                 )
             self.generic_visit(node)
             return node

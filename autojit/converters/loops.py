@@ -213,7 +213,8 @@ class _Plan:
     hoisted: list = field(default_factory=list)  # statements before the loop
     index_checks: set[str] = field(default_factory=set)  # names that become traced
     step: object = None  # fori: a traced range step (becomes a while loop)
-    # slices `x[i + a:i + b]` proven inside `x` for every index: id(Slice) -> (subscript, size)
+    # slices `x[i + a:i + b]` proven inside `x` for every index:
+    # id(Slice) -> (subscript, slice, size, axis)
     dynamic: dict = field(default_factory=dict)
 
 
@@ -996,6 +997,13 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
     for st in _own_statements(loop.body):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
+        if any(
+            isinstance(
+                n, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)
+            )
+            for n in _shallow(st)
+        ):
+            continue  # a comprehension or lambda may bind its own `i`
         parents: dict[int, object] = {}
         for n in _shallow(st):
             for c in gast.iter_child_nodes(n):

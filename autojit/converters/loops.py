@@ -1808,7 +1808,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             else body
         )
         loop.orelse = orelse
-    new_loop._aj_flags = frozenset(f for f in (brk, cont) if f)
+    new_loop._aj_flags = frozenset(f for f in (brk, cont, returned) if f)
     replace_statements(block, [loop], before + [new_loop] + after)
     if not kinds:
         return

@@ -5,6 +5,9 @@ of keyword arguments and several ``hasattr`` calls per node. These convert with 
 per node class, made once from the class's fields, and give exactly the trees gast gives (the
 same classes, fields, positions; ``arg`` -> ``Name(ctx=Param)``, ``type_params=[]`` on
 definitions, an ``except ... as name`` name as a ``Name`` without position, and back).
+
+Also ``walk`` (the nodes ``ast.walk`` yields, as one list) and a ``NodeTransformer`` that
+visits as gast's does with less overhead per node.
 """
 
 from __future__ import annotations
@@ -23,10 +26,6 @@ _new_node = ast.AST.__new__  # a node with no attributes set (its class's __init
 
 def _empty_list() -> list:
     return []
-
-
-def _no_value() -> None:
-    return None
 
 
 class _Table(dict):
@@ -66,8 +65,8 @@ class _Table(dict):
 
     def make(
         self,
-        kind: type,
-        new_cls: type,
+        kind: Any,
+        new_cls: Any,
         drop: tuple[str, ...] = (),
         extra: tuple[tuple[str, Callable[[], Any]], ...] = (),
         ast_location: bool = False,
@@ -88,7 +87,7 @@ class _Table(dict):
             # the common case, kept lean: fields, then positions copied as they are
 
             def plain(node: Any) -> Any:
-                new = new_node(new_cls)
+                new: Any = new_node(new_cls)
                 d = new.__dict__
                 for field in fields:
                     try:
@@ -111,7 +110,7 @@ class _Table(dict):
             return plain
 
         def conv(node: Any) -> Any:
-            new = new_node(new_cls)
+            new: Any = new_node(new_cls)
             d = new.__dict__
             for field in fields:
                 try:
@@ -295,7 +294,7 @@ _child_fields: dict[type, tuple[str, ...]] = {}
 def walk(node: Any) -> list:
     """The nodes of ``node``'s tree, itself included: the nodes ``ast.walk`` yields (in
     depth-first order, not breadth-first), listed at once without a generator per node."""
-    out = []
+    out: list = []
     stack = [node]
     pop, push, append, AST = stack.pop, stack.append, out.append, ast.AST
     fields_of = _child_fields

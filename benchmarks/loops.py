@@ -173,6 +173,48 @@ CASES: list[tuple[str, str, str, Callable[[], tuple]]] = [
         """,
         lambda: (np.linspace(0, 1, 4096, dtype=np.float32), np.float32(0.9)),
     ),
+    (
+        "fori: sliding window (dynamic_slice)",
+        """
+        def g(x):
+            s = jnp.zeros(8, x.dtype)
+            for i in range(x.shape[0] - 8 + 1):
+                s = s + x[i:i + 8] * i
+            return s
+        """,
+        """
+        def g(x):
+            def body(i, s):
+                return s + lax.dynamic_slice_in_dim(x, i, 8) * i
+            return lax.fori_loop(0, x.shape[0] - 8 + 1, body, jnp.zeros(8, x.dtype))
+        """,
+        lambda: (np.linspace(0, 1, 2048, dtype=np.float32),),
+    ),
+    (
+        "while+return: running sum until t",
+        """
+        def g(x, t):
+            s = jnp.float32(0)
+            for i in range(x.shape[0]):
+                s = s + x[i]
+                if s > t:
+                    return s * 2
+            return s + 1
+        """,
+        """
+        def g(x, t):
+            def cond(c):
+                done, i, _ = c
+                return ~done & (i < x.shape[0])
+            def body(c):
+                _, i, s = c
+                s = s + x[i]
+                return s > t, i + 1, s
+            done, _, s = lax.while_loop(cond, body, (False, 0, jnp.float32(0)))
+            return jnp.where(done, s * 2, s + 1)
+        """,
+        lambda: (np.linspace(0, 1, 4096, dtype=np.float32), np.float32(1500.0)),
+    ),
 ]
 
 
@@ -338,7 +380,7 @@ def main() -> None:
             f"{r['run_ratio']:.2f} | {r['same_jaxpr']} |",
             flush=True,
         )
-    name, user, hand, make = CASES[4]  # the recurrence
+    name, user, hand, make = next(c for c in CASES if c[0].startswith("fori: recurrence"))
     r = compare("(noise: hand-written vs itself)", user, hand, make, a.repeat, a.calls, True)
     print(
         f"| {r['case']} | {r['compile_conv_ms']:.1f} / {r['compile_hand_ms']:.1f} | "

@@ -351,6 +351,51 @@ def test_generated_jax_calls_are_known_before_the_import_is_added() -> None:
     _twice(src)
 
 
+def test_loop_carry_types_do_not_make_the_array_static() -> None:
+    """A converted while loop's `carry_types = jax.eval_shape(_body, (i, s, y))` then
+    `jnp.full(carry_types[1].shape, ...)`: static inference took `y` as a shape argument
+    through `carry_types`, so on a second conversion `y` was static and the AJ901 on
+    `y[1] += ...` (`t = y[1]` read after) disappeared."""
+    _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 0.0\n"
+        "    t = y[1]\n"
+        "    if a > 0.5:\n"
+        "        i = 0\n"
+        "        while i < n and s + s >= t + t:\n"
+        "            i += 1\n"
+        "            s = y[-1] if t < 0.0 else 0.5\n"
+        "            y = y * 0.5 + y[0]\n"
+        "    else:\n"
+        "        y[1] += t + a\n"
+        "    return x, y, s, t\n"
+    )
+
+
+def test_python_loop_moved_into_a_branch_function() -> None:
+    """`for i in range(1, n, 2)` over a Python float `s` stayed Python (nothing traced); the
+    traced `if` around it then made `s` a lax.cond operand, so on the converted output the
+    loop carried a traced value and became a fori_loop. The loops converter now runs again on
+    the branch functions it made."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 1.0\n"
+        "    if a == jnp.abs(y[0]):\n"
+        "        pass\n"
+        "    else:\n"
+        "        for i in range(1, n, 2):\n"
+        "            u = s * 2.0\n"
+        "            s = u * 0.5\n"
+        "    return s\n"
+    )
+    assert check(src).kind == "converted"
+    assert "fori_loop" in _twice(src)
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -231,12 +231,14 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
 
 def _infer_indexed(fn, scope, memo, stack, params, arrays, nodes, parents) -> list[StaticReason]:
     args = fn.args
-    derived = _derived(nodes, params)
     arrays |= _used_as_array(nodes, set(params), parents, scope)
 
     candidates: dict[str, list[StaticReason]] = {}
+    derived: dict[str, set[str]] = {}
 
     def mark(expr, why: str) -> None:
+        if not derived:  # computed on the first mark (a function may have none)
+            derived.update(_derived(nodes, params))
         for name in _reads(expr) - _shape_only_reads(expr):
             for p in derived.get(name, ()):
                 if p in params and p not in arrays:
@@ -598,8 +600,8 @@ def _shape_only_reads(node) -> set[str]:
                 and dotted_name(sub.func) == "len"
             ):
                 out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
-            elif (dotted_name(sub.func) or "").endswith("result_type"):
-                # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
+            elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
+                # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
                 for n in (n for a in sub.args for n in ast.walk(a) if type(n) is Name):
                     out[n.id] = out.get(n.id, 0) + 1
         for f in _node_fields(t):

@@ -38,7 +38,7 @@ from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import expr_activity
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context, first_refused
+from .base import Context, first_refused, walk_statements
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
@@ -94,6 +94,8 @@ class _Conditionals:
         self.shape_hint: dict[int, str] = {}
         # ifs whose returns could not be brought to one exit (already reported)
         self.lift_failed: set[int] = set()
+        # the branch functions made here (ids)
+        self.created: set[int] = set()
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -114,10 +116,68 @@ class _Conditionals:
                 self._convert_if(s, block)
             except _Refused as r:
                 self.ctx.refuse(r.code, r.node, r.reason)
+        if self.created:
+            self._loops_in_branches()
         # "kept as a Python if" is context for the conditionals that were converted or refused:
         # a function with nothing else to report stays silent (so `autojit check` is clean)
         if all(c.code == "AJ100" for c in self.ctx.changes) and not self.ctx.refusals:
             self.ctx.changes[:] = []
+
+    def _loops_in_branches(self) -> None:
+        """A loop moved into a branch function may carry a value that is traced there (a
+        lax.cond operand) and was a Python value where the loops converter saw it: the loops
+        converter runs again on those branch functions, and this converter on what it made,
+        as both would on the converted output (converting twice changes nothing)."""
+        ctx, created = self.ctx, self.created
+
+        def has_loop(fn) -> bool:
+            return any(
+                isinstance(x, (gast.For, gast.While))
+                for x in walk_statements(fn.body, into_functions=True)
+            )
+
+        def visit(unit, an) -> None:
+            for st in list(walk_statements(unit.body)):
+                if id(st) not in created or not has_loop(st):
+                    continue
+                enclosing = {**an.values.enclosing, **an.env_before(st)}
+                visit(st, FunctionAnalysis(st, ctx.scope, set(), enclosing))
+                sub = self._sub_context(st, enclosing)
+                loops.convert(sub)
+                self._merge(sub)
+                if sub.changes:
+                    self._conditionals_in(st, enclosing)
+
+        if not any(id(st) in created and has_loop(st) for st in walk_statements(ctx.fn.body, True)):
+            return
+        from . import loops
+
+        visit(
+            ctx.fn,
+            FunctionAnalysis(ctx.fn, ctx.scope, self.an.static_params, self.an.values.enclosing),
+        )
+
+    def _sub_context(self, fn, enclosing: dict) -> Context:
+        c = self.ctx
+        an = FunctionAnalysis(fn, c.scope, set(), enclosing)
+        return Context(c.path, c.source, c.scope, fn, an, c.names, c.options)
+
+    def _merge(self, sub: Context) -> None:
+        self.ctx.changes.extend(x for x in sub.changes if x.code != "AJ100")
+        seen = {(r.code, r.location, r.reason) for r in self.ctx.refusals}
+        self.ctx.refusals.extend(
+            r for r in sub.refusals if (r.code, r.location, r.reason) not in seen
+        )
+
+    def _conditionals_in(self, fn, enclosing: dict) -> None:
+        """This converter on ``fn`` and the functions in it, innermost first."""
+        an = FunctionAnalysis(fn, self.ctx.scope, set(), enclosing)
+        for st in list(walk_statements(fn.body)):
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                self._conditionals_in(st, {**an.values.enclosing, **an.env_before(st)})
+        sub = self._sub_context(fn, enclosing)
+        _Conditionals(sub).run()
+        self._merge(sub)
 
     def _branch_env(self, s, block) -> dict:
         if block:
@@ -818,6 +878,7 @@ class _Conditionals:
             else:
                 stmts += replace("return None")
         fn = replace("def F(ARGS):\n    pass", F=fname)[0]
+        self.created.add(id(fn))
         fn.args.args = [
             gast.Name(id=o, ctx=gast.Param(), annotation=None, type_comment=None) for o in ops
         ]

@@ -319,7 +319,13 @@ def walk(node: Any) -> list:
     return out
 
 
-_visitors: dict[tuple[type, type], Callable[..., Any] | None] = {}
+def _methods_of(cls: type) -> dict[type, Callable[..., Any] | None]:
+    """node class -> ``cls``'s visit method for it (None: generic_visit), kept on ``cls``."""
+    methods = cls.__dict__.get("_aj_visit_methods")  # this class's own, not a base class's
+    if methods is None:
+        methods = {}
+        cls._aj_visit_methods = methods  # type: ignore[attr-defined]
+    return methods
 
 
 class NodeTransformer(gast.NodeTransformer):
@@ -328,12 +334,18 @@ class NodeTransformer(gast.NodeTransformer):
     (on the class: a ``visit_...`` set on an instance is not seen), and ``generic_visit`` reads
     the fields without a generator."""
 
+    _aj_methods: dict[type, Callable[..., Any] | None]
+
     def visit(self, node: Any) -> Any:
-        key = (type(self), type(node))
         try:
-            method = _visitors[key]
+            methods = self._aj_methods
+        except AttributeError:
+            methods = self._aj_methods = _methods_of(type(self))
+        kind = type(node)
+        try:
+            method = methods[kind]
         except KeyError:
-            method = _visitors[key] = getattr(type(self), "visit_" + type(node).__name__, None)
+            method = methods[kind] = getattr(type(self), "visit_" + kind.__name__, None)
         if method is None:
             return self.generic_visit(node)
         return method(self, node)

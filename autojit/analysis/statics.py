@@ -600,8 +600,8 @@ def _shape_only_reads(node) -> set[str]:
                 and dotted_name(sub.func) == "len"
             ):
                 out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
-            elif (dotted_name(sub.func) or "").endswith("result_type"):
-                # `result_type(x, ...)` reads only dtypes (it takes traced arrays)
+            elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
+                # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
                 for n in (n for a in sub.args for n in ast.walk(a) if type(n) is Name):
                     out[n.id] = out.get(n.id, 0) + 1
         for f in _node_fields(t):

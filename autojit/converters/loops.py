@@ -1691,7 +1691,8 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
                         f"{retval} = {_PH.format('V')}", **{_PH.format("V"): last.value}
                     )
                 elif isinstance(last, gast.Return) and returned != brk:
-                    s.body += replace(f"{returned} = True")
+                    # `returned` is False while the loop runs: it becomes the condition too
+                    out += replace(f"{returned} = {brk}")
                 if s.body or s.orelse:
                     s.test = replace_expr(flag if s.body else f"not {flag}")
                     if not s.body:

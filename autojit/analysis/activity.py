@@ -335,3 +335,28 @@ def names_in(root) -> set[str]:
 
 
 _WALK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def contains(root, kinds: tuple[type, ...]) -> bool:
+    """Whether ``root`` or a node inside it is of one of the classes ``kinds`` (exactly)."""
+    stack = [root]
+    pop, push, AST = stack.pop, stack.append, gast.AST
+    while stack:
+        node = pop()
+        t = type(node)
+        if t in kinds:
+            return True
+        fields = _WALK_FIELDS.get(t)
+        if fields is None:
+            fields = _WALK_FIELDS[t] = tuple(
+                f for f in t._fields if f not in ("ctx", "op", "ops", "kind", "type_comment")
+            )
+        for f in fields:
+            v = getattr(node, f, None)
+            if type(v) is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        push(c)
+            elif v is not None and isinstance(v, AST):
+                push(v)
+    return False

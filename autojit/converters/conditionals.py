@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
-from ..analysis.activity import expr_activity
+from ..analysis.activity import contains, expr_activity
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused, walk_statements
@@ -369,10 +369,13 @@ class _Conditionals:
                     # the test itself becomes the predicate; the values inside it are values
                     setattr(s, fname, _rewrite_test(rw, val))
                     continue
+                # (an expression with no ternary, and/or/not or comparison is left as it is,
+                # without the visit)
                 if isinstance(val, gast.expr):
-                    setattr(s, fname, rw.visit(val))
+                    if contains(val, _REWRITTEN):
+                        setattr(s, fname, rw.visit(val))
                 elif isinstance(val, list) and val and isinstance(val[0], gast.expr):
-                    setattr(s, fname, [rw.visit(x) for x in val])
+                    setattr(s, fname, [rw.visit(x) if contains(x, _REWRITTEN) else x for x in val])
 
     def _print(self, s, block) -> None:
         call = s.value
@@ -1403,6 +1406,10 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
     kept = first_refused(stmts)
     if kept is not None:
         raise _Refused("AJ919", s, _around_refused_reason(kept, what))
+
+
+# the nodes _ExprRewriter rewrites
+_REWRITTEN = (gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare)
 
 
 class _ExprRewriter(gast.NodeTransformer):

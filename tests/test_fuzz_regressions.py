@@ -396,6 +396,25 @@ def test_python_loop_moved_into_a_branch_function() -> None:
     assert "fori_loop" in _twice(src)
 
 
+def test_generated_at_update_in_a_loop_helper_is_not_a_mask() -> None:
+    """`x[i - 1] = s - t` in a while loop becomes `x = x.at[i - 1].set(...)` in `_body`, where
+    `i` comes out of the carry tuple with no known dtype: on the converted output the index
+    counted as maybe a boolean mask (AJ304 rewrote it). `i - 1` is never a mask."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n"
+        "    i = 0\n"
+        "    while i < n and x[-1] < s:\n"
+        "        i += 1\n"
+        "        x[i - 1] = s - a\n"
+        "    return x\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -134,6 +134,15 @@ def _part_kind(ctx: Context, p, stmt) -> str:
     return _IndexKind.AMBIGUOUS
 
 
+def _int_arithmetic(p) -> bool:
+    """`i - 1`, `2 * k`: arithmetic with an integer constant gives numbers, never booleans."""
+    return (
+        isinstance(p, gast.BinOp)
+        and isinstance(p.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod))
+        and any(isinstance(o, gast.Constant) and type(o.value) is int for o in (p.left, p.right))
+    )
+
+
 def _is_scalar_int(ctx: Context, idx, stmt) -> bool:
     parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
     for p in parts:
@@ -463,6 +472,8 @@ class _AtMaskRewriter(StatementExpressionRewriter):
             return node
         x = sub.value.value.id
         mask = sub.slice
+        if _int_arithmetic(mask):
+            return node  # `x.at[i - 1]`: arithmetic with an integer is never a boolean mask
         kind = _part_kind(self.ctx, mask, self.stmt)
         if kind not in (_IndexKind.MASK, _IndexKind.AMBIGUOUS) or isinstance(mask, gast.Tuple):
             return node

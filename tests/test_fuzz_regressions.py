@@ -405,11 +405,12 @@ def test_generated_at_update_in_a_loop_helper_is_not_a_mask() -> None:
         "def f(x, y, a, k):\n"
         "    n = x.shape[0]\n"
         "    s = jnp.sum(x)\n"
+        "    t = jnp.max(y)\n"
         "    i = 0\n"
-        "    while i < n and x[-1] < s:\n"
+        "    while i < n and (not 1.5 < x[0] and x[-1] < s < a):\n"
         "        i += 1\n"
-        "        x[i - 1] = s - a\n"
-        "    return x\n"
+        "        x[i - 1] = s - t\n"
+        "    return x, s, t\n"
     )
     assert check(src).kind == "converted"
     _twice(src)

@@ -152,6 +152,14 @@ def expr_activity(node: gast.AST | None) -> Activity:
 _GAST = gast.Name.__module__
 
 
+def _add_expr(act: Activity, node) -> None:
+    """``act.update(expr_activity(node))``, adding to ``act``'s sets directly."""
+    if type(node).__module__ == _GAST:
+        _names(node, act.reads, act.writes, act.mutates)
+    else:
+        act.update(expr_activity(node))
+
+
 # What `_ExprNames` computes, as one function dispatching on the node's class (the visitor's
 # method lookups and generic visits cost a fifth of the analyses).
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp)
@@ -298,9 +306,9 @@ class ActivityAnalysis:
                         act.update(expr_activity(item.guard))
                         act.update(self.of_block(item.body))
                     elif isinstance(item, gast.AST):
-                        act.update(expr_activity(item))
+                        _add_expr(act, item)
             elif isinstance(value, gast.AST) and field_name not in ("type_comment",):
-                act.update(expr_activity(value))
+                _add_expr(act, value)
         return act
 
 

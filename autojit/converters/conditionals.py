@@ -94,8 +94,9 @@ class _Conditionals:
         self.shape_hint: dict[int, str] = {}
         # ifs whose returns could not be brought to one exit (already reported)
         self.lift_failed: set[int] = set()
-        # the branch functions made here (ids)
-        self.created: set[int] = set()
+        # the branch functions made here, by id; kept alive, so that an id is not reused by a later
+        # node (a freed function's id given to an Assign made `id(st) in created` true)
+        self.created: dict[int, object] = {}
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -881,7 +882,7 @@ class _Conditionals:
             else:
                 stmts += replace("return None")
         fn = replace("def F(ARGS):\n    pass", F=fname)[0]
-        self.created.add(id(fn))
+        self.created[id(fn)] = fn
         fn.args.args = [
             gast.Name(id=o, ctx=gast.Param(), annotation=None, type_comment=None) for o in ops
         ]

@@ -14,7 +14,14 @@ explicit tuple of the user's own names.
 - AJ204 ``for x in array`` / ``enumerate(array)`` / ``zip(a, b)`` -> ``lax.scan`` over the
   leading axis.
 - AJ205 ``break`` / ``continue`` / ``return`` inside a converted loop -> flags carried in the loop
-  state and guarded ``if`` statements (the conditionals converter turns those into ``lax.cond``).
+  state and guarded ``if`` statements (the conditionals converter turns those into ``lax.cond``
+  or, for scalar carries, ``jnp.where``); ``if c: ...; break`` sets the flag to ``c`` itself; a
+  ``return v`` before code that depends on the loop stops it and ``if returned: return v``
+  follows it (refused as AJ936 where that is not exact).
+
+Slices ``x[i + a:i + b]`` of static size that the range provably keeps inside ``x`` become
+``lax.dynamic_slice_in_dim`` / ``dynamic_update_slice_in_dim`` (other slices on the loop index
+are refused, AJ934).
 
 The loop state is every name the loop assigns that is live before or after it. Names first
 assigned inside the loop and read after it, and Python scalars that become arrays in the loop,

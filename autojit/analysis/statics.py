@@ -103,9 +103,9 @@ def _names(node, reads: set[str], writes: set[str]) -> None:
         a = node.args
         for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
             _names(d, reads, writes)
-        inner: set[str] = set()
-        _names(node.body, inner, set())
-        reads |= inner - _lambda_params(a)
+        body_reads: set[str] = set()
+        _names(node.body, body_reads, set())
+        reads |= body_reads - _lambda_params(a)
         return
     if t in _COMPREHENSIONS:
         bound: set[str] = set()
@@ -177,7 +177,8 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 def _node_fields(kind: type) -> tuple[str, ...]:
     fields = _FIELDS.get(kind)
     if fields is None:
-        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+        names: tuple[str, ...] = getattr(kind, "_fields", ())
+        fields = _FIELDS[kind] = tuple(f for f in names if f not in _NOT_NODES)
     return fields
 
 
@@ -378,8 +379,8 @@ def _derived(nodes: list, params: list[str]) -> dict[str, set[str]]:
             src: set[str] = set()
             for r in reads:
                 src |= derived.get(r, set())
-            for t in targets:
-                derived.setdefault(t, set()).update(src)
+            for target in targets:
+                derived.setdefault(target, set()).update(src)
     return derived
 
 
@@ -602,8 +603,10 @@ def _shape_only_reads(node) -> set[str]:
                 out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
             elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
                 # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
-                for n in (n for a in sub.args for n in ast.walk(a) if type(n) is Name):
-                    out[n.id] = out.get(n.id, 0) + 1
+                for a in sub.args:
+                    for read in ast.walk(a):
+                        if type(read) is Name:
+                            out[read.id] = out.get(read.id, 0) + 1
         for f in _node_fields(t):
             v = getattr(sub, f, None)
             if type(v) is list:
@@ -787,7 +790,7 @@ class _ModuleIndex:
                 parts = len(stmt.body) + 2 if isinstance(stmt, ast.ClassDef) else 1
                 picked.update((j, k) for k in range(parts))
         else:
-            text, starts, firsts = self.text, self.starts, self.firsts
+            text, starts, firsts = self.text or "", self.starts, self.firsts
             for name in names:
                 for i in _name_occurrences(text, name):
                     line = bisect.bisect_right(starts, i)  # 1-based
@@ -798,14 +801,15 @@ class _ModuleIndex:
         for j, k in sorted(picked - self.done):
             self.done.add((j, k))
             stmt = body[j]
+            nodes: list[ast.AST]
             if not isinstance(stmt, ast.ClassDef):
                 nodes = [stmt]
             elif k == 0:  # its header; then each statement of its body; then its decorators
-                nodes = stmt.bases + stmt.keywords
+                nodes = [*stmt.bases, *stmt.keywords]
             elif k <= len(stmt.body):
                 nodes = [stmt.body[k - 1]]
             else:
-                nodes = stmt.decorator_list
+                nodes = list(stmt.decorator_list)
             _index_calls(nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of)
 
     def _parts_at(self, j: int, line: int) -> list[tuple[int, int]]:
@@ -922,7 +926,7 @@ def _index_calls(stmts: list, key: tuple, by_func: dict, by_jitted: dict, aliase
             elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
                 by_jitted.setdefault(f.args[0].id, []).append(((key, seq), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
-        children = []
+        children: list[ast.AST] = []
         for name in node._fields:
             v = getattr(node, name, None)
             if isinstance(v, list):

@@ -416,6 +416,41 @@ def test_generated_at_update_in_a_loop_helper_is_not_a_mask() -> None:
     _twice(src)
 
 
+def test_fori_loop_index_in_a_loop_helper_is_not_a_mask() -> None:
+    """`for i in range(k): y[i] = t` becomes `_body(i, y)` with `y.at[i].set(t)`; on the
+    converted output `i`, a parameter of a nested function, was 'maybe a boolean mask' and
+    AJ304 rewrote the update. A nested function's ambiguous `.at[i]` is left as written."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = jnp.max(y)\n"
+        "    for i in range(k):\n"
+        "        y[i] = t\n"
+        "    return x, y\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)
+
+
+def test_branch_function_called_directly_is_not_an_effect() -> None:
+    """An elif with dead outputs under a static prefix became `if not n > 3: _then() else:
+    jax.lax.cond(...)`; the enclosing traced `if` then refused the direct `_then()` call as a
+    call 'for its effect' (AJ912), located on a line the loops converter had rewritten."""
+    check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 1.0\n"
+        "    t = 0.0\n"
+        "    for i in range(k):\n"
+        "        if t == t or (t > t and s <= 2.0):\n"
+        "            s = t * 2.0\n"
+        "        elif not n > 3 or (a < a and k > 1):\n"
+        "            pass\n"
+        "    return x, s\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -479,6 +479,10 @@ class _AtMaskRewriter(StatementExpressionRewriter):
             return node
         if len(node.args) != 1 or node.keywords:
             return node
+        if kind == _IndexKind.AMBIGUOUS and self.ctx.analysis.values.enclosing:
+            # a nested function's `.at[i]`: its caller gives `i` (a lax loop's index, a carry,
+            # autojit's own loop helpers); integers work as written, a mask fails loudly
+            return node
         code = "AJ303" if kind == _IndexKind.MASK else "AJ304"
         if not self.ctx.allowed(code, self.stmt):
             return node

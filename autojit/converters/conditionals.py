@@ -617,6 +617,8 @@ class _Conditionals:
             qual = self.ctx.scope.qualified(fname) or fname
             if any(qual.startswith(p) for p in _PURE_STATEMENT_CALLS) or fname == "print":
                 return
+            if fname in {f.name for f in self.created.values()}:
+                return  # a branch function called directly (under a static prefix): pure
             if qual in _TRACED_CONTROL or fname in (f"{self.lax}.cond", f"{self.lax}.switch"):
                 # a lax.cond / lax.switch statement (an inner `if` whose outputs are all dead,
                 # converted already): its branch functions are traced wherever it stands

@@ -182,24 +182,29 @@ def _node_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+# the nodes whose parent the inference asks for (a parameter's Name, and on the way up from it
+# to a test or a call: attributes, calls, comparisons, and/or, not)
+_PARENTED = frozenset({ast.Name, ast.Call, ast.Attribute, ast.Compare, ast.BoolOp, ast.UnaryOp})
+
+
 def _index(fn) -> tuple[list, dict[int, ast.AST]]:
-    """The nodes of ``fn`` in ``gast.walk`` order (breadth first) and each node's parent."""
+    """The nodes of ``fn`` in ``gast.walk`` order (breadth first) and the parent of each node
+    of a class in ``_PARENTED``."""
     nodes = [fn]
     parents: dict[int, ast.AST] = {}
-    append, AST, fields_of = nodes.append, ast.AST, _node_fields
-    i = 0
-    while i < len(nodes):
-        node = nodes[i]
-        i += 1
+    append, AST, fields_of, parented = nodes.append, ast.AST, _node_fields, _PARENTED
+    for node in nodes:  # (the list grows as it is read)
         for f in fields_of(type(node)):
             v = getattr(node, f, None)
             if type(v) is list:
                 for c in v:
                     if isinstance(c, AST):
-                        parents[id(c)] = node
+                        if type(c) in parented:
+                            parents[id(c)] = node
                         append(c)
             elif v is not None and isinstance(v, AST):
-                parents[id(v)] = node
+                if type(v) in parented:
+                    parents[id(v)] = node
                 append(v)
     return nodes, parents
 

@@ -28,6 +28,7 @@ import functools
 import linecache
 import marshal
 import os
+import re
 import sys
 import types
 import warnings
@@ -264,7 +265,6 @@ class _Record:
         self.resolving = False
         self.compiled: types.FunctionType | None = None
         self.tree: ast.Module | None = None
-        self.names: set[str] = set()
         self.codes: set[types.CodeType] = set()
         code = fn.__code__
         self.filename = code.co_filename
@@ -397,15 +397,48 @@ class _Record:
         if self.indent:
             text = f"class {_WRAPPER_CLASS}:\n" + text
             offset = 1
-        module = ast.parse(text, self.filename)
+        line_map = self._line_map()
+        first = self.first_line
+        pad = first - 1 - offset
+        in_place = pad >= 0 and all(line == first + j for j, (line, _exact) in enumerate(line_map))
+        if in_place:
+            # each new line stands at the file line it replaces: parsed below blank lines, the
+            # tree has the file's line numbers, and only nodes on a changed line need moving
+            module = ast.parse("\n" * pad + text, self.filename)
+        else:
+            module = ast.parse(text, self.filename)
         fdef = module.body[0]
         if self.indent:
             fdef = fdef.body[0]  # type: ignore[attr-defined]
         assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef))
         fdef.decorator_list = []
-        self.names = _remap(fdef, self._line_map(), offset, self._file_line)
+        if in_place:
+            changed: dict[int, tuple[int, int]] = {}
+            for line, exact in line_map:
+                if not exact:
+                    t = self._file_line(line)
+                    changed[line] = (len(t) - len(t.lstrip()), len(t.rstrip().encode()))
+            if changed:
+                _remap_in_place(fdef, changed, first, first + len(line_map) - 1)
+        else:
+            _remap(fdef, line_map, offset, self._file_line)
         self.tree = ast.Module(body=[fdef], type_ignores=[])
         return self.tree
+
+    def _reads_name(self, name: str) -> bool:
+        """Whether the converted function reads the global or free name ``name`` (a ``Name``
+        node of that id): told by its text where the name is not there at all."""
+        found = self.entry.setdefault("names", {})
+        hit = found.get(name)
+        if hit is None:
+            text = "".join(self.new_lines)
+            if text.isascii() and not re.search(rf"(?<![\w.]){name}(?!\w)", text):
+                hit = False
+            else:
+                tree = self._module_tree()
+                hit = any(type(n) is ast.Name and n.id == name for n in ast.walk(tree))
+            found[name] = hit
+        return hit
 
     def _file_line(self, lineno: int) -> str:
         i = lineno - self.first_line
@@ -439,17 +472,13 @@ class _Record:
     def _compile(self, helpers: dict[str, types.CellType]) -> types.FunctionType:
         fn = self.fn
         freevars = fn.__code__.co_freevars
-        names = self.entry.get("names")
-        if names is None:
-            self._module_tree()
-            names = self.entry["names"] = sorted(self.names)
         extras: dict[str, types.CellType] = {}
         for name, module in _FALLBACK_MODULES.items():
             if (
                 name not in freevars
                 and name not in fn.__globals__
                 and not hasattr(builtins, name)
-                and name in names
+                and self._reads_name(name)
             ):
                 extras[name] = types.CellType(_import_module(module))
         extras.update(helpers)
@@ -974,6 +1003,65 @@ def _remap(
             node.end_lineno = line  # type: ignore[attr-defined]
             node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
     return names
+
+
+# nodes whose children may lie outside their own lines (decorators above a `def`; f-string
+# parts, placed oddly by older Pythons): always entered
+_ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.JoinedStr)
+
+
+def _remap_in_place(
+    fdef: ast.AST, changed: dict[int, tuple[int, int]], first: int, last: int
+) -> None:
+    """:func:`_remap` for a tree parsed at the file's own line numbers, each new line standing
+    at the file line it replaces: a node on a changed line spans that line (its indentation to
+    its end: ``changed[line]``), every other node is left as it is. Subtrees on unchanged lines
+    only are not entered."""
+    before = [0] * (last - first + 2)  # changed lines before each line of the function
+    for k in range(first, last + 1):
+        before[k - first + 1] = before[k - first] + (k in changed)
+    stack = [fdef]
+    pop, push = stack.pop, stack.append
+    ast_type, const_type = ast.AST, ast.Constant
+    fields_of = _child_fields
+    while stack:
+        node = pop()
+        kind = type(node)
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None and kind not in _ENTERED:
+            end = node.end_lineno  # type: ignore[attr-defined]
+            if (
+                end is not None
+                and first <= lineno <= end <= last
+                and before[end - first + 1] == before[lineno - first]
+            ):
+                continue  # on unchanged lines only, and so is everything inside it
+        if kind is not const_type:
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+            for field in fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast_type):
+                            push(item)
+                elif isinstance(value, ast_type):
+                    push(value)
+        if lineno is None:
+            continue
+        span = changed.get(lineno)
+        if span is not None:
+            node.col_offset = span[0]  # type: ignore[attr-defined]
+        end = node.end_lineno  # type: ignore[attr-defined]
+        if end is None:
+            continue
+        span = changed.get(end)
+        if span is not None:
+            node.end_col_offset = span[1]  # type: ignore[attr-defined]
+        if end < lineno or (end == lineno and node.end_col_offset < node.col_offset):  # type: ignore[attr-defined]
+            node.end_lineno = lineno  # type: ignore[attr-defined]
+            node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
 
 
 def _shift_location(loc: Location, shift: int) -> Location:

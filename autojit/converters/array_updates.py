@@ -38,13 +38,12 @@ _AT_METHODS = {"set", "add", "multiply", "mul", "divide", "power", "min", "max"}
 
 def convert(ctx: Context) -> None:
     fn = ctx.fn
-    returns_value = any(
-        isinstance(s, gast.Return) and s.value is not None for s in walk_statements(fn.body)
-    )
+    returns_value = False
     returned_names: set[str] = set()
     for s in walk_statements(fn.body):
-        if isinstance(s, gast.Return) and s.value is not None:
-            returned_names |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+        if type(s) is gast.Return and s.value is not None:
+            returns_value = True
+            returned_names.update(n.id for n in walk(s.value) if type(n) is gast.Name)
     for owner, field, stmt in _subscript_updates(fn.body):
         _update_statement(ctx, owner, field, stmt, returns_value, returned_names)
     _user_at_with_mask(ctx)
@@ -545,7 +544,7 @@ def _user_at_with_mask(ctx: Context) -> None:
     for s in list(walk_statements(ctx.fn.body)):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
-        if not any(isinstance(n, gast.Attribute) and n.attr == "at" for n in _shallow_nodes(s)):
+        if not _reads_at(s):
             continue
         rw = _AtMaskRewriter(ctx, s)
         for fname, value in gast.iter_fields(s):
@@ -553,6 +552,38 @@ def _user_at_with_mask(ctx: Context) -> None:
                 setattr(s, fname, rw.visit(value))
             elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
                 setattr(s, fname, [rw.visit(v) for v in value])
+
+
+_AT_SKIP = frozenset({"ctx", "op", "ops"})  # nodes without children, never an attribute
+_at_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _reads_at(stmt) -> bool:
+    """Whether a statement's own expressions (not the statements nested in it) hold an
+    attribute `.at`: `any(... for n in _shallow_nodes(stmt))`, stopping at the first."""
+    stack = [v for _f, v in gast.iter_fields(stmt) if isinstance(v, gast.expr)]
+    for _f, v in gast.iter_fields(stmt):
+        if isinstance(v, list):
+            stack.extend(e for e in v if isinstance(e, gast.expr))
+    pop, push, AST, Attribute = stack.pop, stack.append, gast.AST, gast.Attribute
+    fields_of = _at_fields
+    while stack:
+        n = pop()
+        kind = type(n)
+        if kind is Attribute and n.attr == "at":
+            return True
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _AT_SKIP)
+        for f in fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
+    return False
 
 
 def _shallow_nodes(stmt):

@@ -31,6 +31,7 @@ import re
 import gast
 
 from ..analysis import Kind, dotted_name
+from ..gastconv import walk
 from ..templates import copy_expr, name, replace_expr
 from .base import Context, StatementExpressionRewriter, walk_statements
 
@@ -65,6 +66,8 @@ _SIZED = {
 
 
 def convert(ctx: Context) -> None:
+    if not _may_apply(ctx):
+        return
     for s in list(walk_statements(ctx.fn.body)):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
@@ -74,6 +77,26 @@ def convert(ctx: Context) -> None:
                 setattr(s, fname, rw.visit(value))
             elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
                 setattr(s, fname, [rw.visit(v) for v in value])
+
+
+def _may_apply(ctx: Context) -> bool:
+    """Whether the function holds anything the rewriter reacts to: a selection `x[...]` read
+    (every reduction and count rewritten holds one) or a call that may return a value-dependent
+    size (`nonzero`, `jnp.where`...). One read-only walk, cheaper than the rewriter's visit."""
+    scope = ctx.scope
+    for n in walk(ctx.fn):
+        kind = type(n)
+        if kind is gast.Subscript:
+            if type(n.ctx) is gast.Load:
+                return True
+        elif kind is gast.Call:
+            f = n.func
+            if type(f) is gast.Attribute and f.attr == "nonzero":
+                return True
+            fname = dotted_name(f)
+            if fname and scope.qualified(fname) in _SIZED:
+                return True
+    return False
 
 
 class _Rewriter(StatementExpressionRewriter):

@@ -16,6 +16,12 @@ import gast
 from .activity import ActivityAnalysis
 
 _TERMINATORS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
+# statements with no block and no jump: both analyses treat them by their activity alone
+_SIMPLE = frozenset(
+    {gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Pass, gast.Assert, gast.Delete,
+     gast.Import, gast.ImportFrom, gast.Global, gast.Nonlocal, gast.FunctionDef,
+     gast.AsyncFunctionDef, gast.ClassDef}
+)  # fmt: skip
 
 
 class Liveness:
@@ -41,6 +47,8 @@ class Liveness:
 
     def stmt(self, s, out: frozenset[str]) -> frozenset[str]:
         act = self.activity.of(s)
+        if type(s) in _SIMPLE:  # (the common case, without the tests below)
+            return (out - frozenset(act.writes - act.mutates)) | frozenset(act.reads)
         if isinstance(s, gast.Return):
             return self._reads_of_expr(s.value)
         if isinstance(s, gast.Raise):
@@ -138,6 +146,8 @@ class Definedness:
 
     def stmt(self, s, sure, maybe):
         act = self.activity.of(s)
+        if type(s) in _SIMPLE:  # (the common case, without the tests below)
+            return sure | frozenset(act.writes), maybe | frozenset(act.writes)
         if isinstance(s, _TERMINATORS):
             return None, maybe
         if isinstance(s, gast.If):

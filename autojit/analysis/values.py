@@ -292,6 +292,8 @@ class ValueAnalysis:
             if node.id in self.locals:
                 return UNKNOWN
             return self.global_value(node.id)
+        if isinstance(node, gast.Call):  # (frequent: tested before the rarer kinds)
+            return self.call(node, env)
         if isinstance(node, gast.Attribute):
             base = self.value(node.value, env)
             if node.attr in STATIC_ATTRIBUTES:
@@ -405,8 +407,6 @@ class ValueAnalysis:
             return v
         if isinstance(node, gast.JoinedStr):
             return STATIC
-        if isinstance(node, gast.Call):
-            return self.call(node, env)
         if isinstance(node, gast.Starred):
             return self.value(node.value, env)
         return UNKNOWN

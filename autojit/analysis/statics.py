@@ -931,15 +931,22 @@ def _index_calls(stmts: list, key: tuple, by_func: dict, by_jitted: dict, aliase
             elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
                 by_jitted.setdefault(f.args[0].id, []).append(((key, seq), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
+        kind = type(node)
+        fields = _CALL_FIELDS.get(kind)
+        if fields is None:  # (fields that hold no node, and contexts, are left out)
+            fields = _CALL_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
         children: list[ast.AST] = []
-        for name in node._fields:
+        for name in fields:
             v = getattr(node, name, None)
-            if isinstance(v, list):
+            if type(v) is list:
                 children.extend(c for c in v if isinstance(c, AST) and not isinstance(c, skip))
-            elif isinstance(v, AST) and not isinstance(v, skip):
+            elif v is not None and isinstance(v, AST) and not isinstance(v, skip):
                 children.append(v)
         for c in reversed(children):
             push((c, inner))
+
+
+_CALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):

@@ -70,7 +70,8 @@ CONVERTERS: list[Converter] = [
 _TRIGGERS: dict[Converter, re.Pattern[str]] = {
     loops.convert: re.compile(r"\b(?:for|while)\b"),
     conditionals.convert: re.compile(
-        r"\b(?:if|and|or|not|print)\b"
+        # `for` / `while`: a loop's break/continue/return flags become ifs (loops.py)
+        r"\b(?:if|and|or|not|print|for|while)\b"
         # a chained comparison (`lo < x < hi`): two comparison operators on one line
         r"|(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)[^\n]*"
         r"(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)"

@@ -451,6 +451,53 @@ def test_branch_function_called_directly_is_not_an_effect() -> None:
     )
 
 
+def test_loop_return_flag_in_a_function_without_if() -> None:
+    """`for i in x: return ...` (no `if`, `and`, `or` in the text): the loop's flags became an
+    `if not break_:` that the conditionals converter, not triggered by the original text,
+    left as Python (TracerBoolConversionError under jit)."""
+    assert (
+        check(
+            "import jax.numpy as jnp\n\n"
+            "def f(x, y, a, k):\n"
+            "    n = x.shape[0]\n"
+            "    s = 1.0\n"
+            "    t = y[1]\n"
+            "    c = 0\n"
+            "    for i in x:\n"
+            "        return (x, y, s, t, c)\n"
+            "    return (x, y, s, t, c)\n"
+        ).kind
+        == "converted"
+    )
+
+
+def test_outer_if_sees_what_inner_conversions_left() -> None:
+    """The memoised activity of the static `elif c > 1:` still held the `c += 1` its inner
+    traced `if` had moved into a branch function, so the outer `if c < k:` refused `c` as
+    read and rebound (AJ918); on the converted output it did not, and converted."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = a\n"
+        "    t = 0.0\n"
+        "    c = 0\n"
+        "    if c < k:\n"
+        "        pass\n"
+        "    elif c > 1:\n"
+        "        if k == 0:\n"
+        "            c += 1\n"
+        "            t = t * 0.5\n"
+        "            return x, s, t, c\n"
+        "        else:\n"
+        "            t = jnp.minimum(t, jnp.min(x))\n"
+        "    elif jnp.min(y) > t:\n"
+        "        s = s * 2.0\n"
+        "    return x, s, t, c\n"
+    )
+    check(src)
+    _twice(src)
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -110,6 +110,7 @@ class _Conditionals:
             self.end_env[id(s)] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
         self._rewrite_expressions()
         self._find_switch_chains(ifs)
+        ancestors = _ancestors(self.ctx.fn.body)
         for s, block in ifs:
             if id(s) in self.switch_inner:
                 continue
@@ -117,6 +118,11 @@ class _Conditionals:
                 self._convert_if(s, block)
             except _Refused as r:
                 self.ctx.refuse(r.code, r.node, r.reason)
+            # the statements around it hold new code now: their memoised activity is stale
+            cache = getattr(self.an.activity, "_cache", None)
+            if cache is not None:
+                for a in ancestors.get(id(s), ()):
+                    cache.pop(id(a), None)
         if self.created:
             self._loops_in_branches()
         # "kept as a Python if" is context for the conditionals that were converted or refused:
@@ -1586,6 +1592,21 @@ def _walk(stmts):
             yield from _walk(getattr(s, f, []) or [])
         for h in getattr(s, "handlers", []) or []:
             yield from _walk(h.body)
+
+
+def _ancestors(stmts, chain: tuple = (), out: dict | None = None) -> dict:
+    """id(statement) -> the compound statements around it (not entering functions)."""
+    out = {} if out is None else out
+    for st in stmts:
+        out[id(st)] = chain
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        inner = (*chain, st)
+        for f in ("body", "orelse", "finalbody"):
+            _ancestors(getattr(st, f, []) or [], inner, out)
+        for h in getattr(st, "handlers", []) or []:
+            _ancestors(h.body, inner, out)
+    return out
 
 
 def _walk_all(stmts):

@@ -274,6 +274,10 @@ def _records(ctx: Context) -> set[str]:
     cached = getattr(ctx, "_aj_records", None)
     if cached is None:
         cached = set()
+        text = _written_text(ctx)
+        if text is not None and "\r" not in text and not _STRING_INDEX.search(text):
+            ctx._aj_records = cached  # type: ignore[attr-defined]
+            return cached  # no string index written, and the rewrites before write none
         for n in walk(ctx.fn):
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
                 sl = n.slice
@@ -283,6 +287,29 @@ def _records(ctx: Context) -> set[str]:
                     cached.add(n.value.id)
         ctx._aj_records = cached  # type: ignore[attr-defined]
     return cached
+
+
+# Where a string can stand as an index: `[`, then spaces, parentheses, line continuations and
+# comments, then a string literal (with its prefix). Matched on `\n`-ended lines only.
+_STRING_INDEX = re.compile(r"\[[\s(\\]*(?:#[^\n]*\n[\s(\\]*)*[A-Za-z]{0,2}['\"]")
+_AT_WORD = re.compile(r"\bat\b")
+
+
+def _written_text(ctx: Context) -> str | None:
+    """The function's text as the user wrote it; None for a function autojit made.
+
+    The function's tree holds the written code, the selections that masked_reductions (the
+    converter before this one) replaced, and this converter's own rewrites (of nested
+    functions first): a test on the text for something none of those writes holds for the
+    tree too."""
+    text = getattr(ctx, "_aj_text", False)
+    if text is False:
+        fn = ctx.fn
+        text = None
+        if getattr(fn, "_aj_orig", False) and getattr(fn, "lineno", None) is not None:
+            text = ctx.source.original(fn)
+        ctx._aj_text = text  # type: ignore[attr-defined]
+    return text
 
 
 def _array_index(ctx: Context, index):
@@ -331,6 +358,10 @@ def _aliases(ctx: Context, x: str, stmt) -> list[str]:
 def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
     block = getattr(owner, field) if owner is not None else ctx.fn.body
     replace_statements(block, [stmt], new_stmts)
+    made = getattr(ctx, "_aj_made", None)
+    if made is None:
+        made = ctx._aj_made = set()  # type: ignore[attr-defined]
+    made.update(id(s) for s in walk_statements(new_stmts))
 
 
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
@@ -541,8 +572,18 @@ class _AtMaskRewriter(StatementExpressionRewriter):
 
 
 def _user_at_with_mask(ctx: Context) -> None:
+    text = _written_text(ctx)
+    # where the function's text has no word `at`, only the statements made here may hold one
+    # (masked_reductions, which ran before, writes none)
+    made: set[int] | None = getattr(ctx, "_aj_made", set())
+    if text is None or not text.isascii() or _AT_WORD.search(text):
+        made = None
+    elif not made:
+        return
     for s in list(walk_statements(ctx.fn.body)):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if made is not None and id(s) not in made:
             continue
         if not _reads_at(s):
             continue

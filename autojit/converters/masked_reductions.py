@@ -31,7 +31,6 @@ import re
 import gast
 
 from ..analysis import Kind, dotted_name
-from ..gastconv import walk
 from ..templates import copy_expr, name, replace_expr
 from .base import Context, StatementExpressionRewriter, walk_statements
 
@@ -84,19 +83,39 @@ def _may_apply(ctx: Context) -> bool:
     (every reduction and count rewritten holds one) or a call that may return a value-dependent
     size (`nonzero`, `jnp.where`...). One read-only walk, cheaper than the rewriter's visit."""
     scope = ctx.scope
-    for n in walk(ctx.fn):
+    stack = [ctx.fn]
+    pop, push, AST = stack.pop, stack.append, gast.AST
+    Subscript, Call, Load, Attribute = gast.Subscript, gast.Call, gast.Load, gast.Attribute
+    fields_of = _walk_fields
+    while stack:
+        n = pop()
         kind = type(n)
-        if kind is gast.Subscript:
-            if type(n.ctx) is gast.Load:
+        if kind is Subscript:
+            if type(n.ctx) is Load:
                 return True
-        elif kind is gast.Call:
+        elif kind is Call:
             f = n.func
-            if type(f) is gast.Attribute and f.attr == "nonzero":
+            if type(f) is Attribute and f.attr == "nonzero":
                 return True
             fname = dotted_name(f)
             if fname and scope.qualified(fname) in _SIZED:
                 return True
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAVES)
+        for field in fields:
+            v = getattr(n, field, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
     return False
+
+
+_LEAVES = frozenset({"ctx", "op", "ops"})  # nodes without children
+_walk_fields: dict[type, tuple[str, ...]] = {}
 
 
 class _Rewriter(StatementExpressionRewriter):

@@ -43,7 +43,10 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 def _children(node) -> list:
     out = []
     AST, skip = gast.AST, _SKIP_CHILD
-    for field in node._fields:
+    kind = type(node)
+    info = _MARK_FIELDS.get(kind)
+    fields = info[0] if info is not None else _node_fields(kind)
+    for field in fields:
         value = getattr(node, field, None)
         if isinstance(value, list):
             for v in value:
@@ -60,6 +63,16 @@ _SCALAR_FIELDS = frozenset({"id", "attr", "kind", "type_comment", "conversion", 
 _MARK_FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
 
 
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold nodes (``mark_original``'s table)."""
+    fields = kind._fields
+    info = _MARK_FIELDS[kind] = (
+        tuple(f for f in fields if f not in _SCALAR_FIELDS),
+        "body" in fields or "handlers" in fields,
+    )
+    return info[0]
+
+
 def mark_original(root) -> None:
     """Mark every node of ``root`` original, with its children's identities (one traversal)."""
     AST, skip = gast.AST, _SKIP_CHILD
@@ -71,11 +84,8 @@ def mark_original(root) -> None:
         kind = type(node)
         info = _MARK_FIELDS.get(kind)
         if info is None:
-            fields = kind._fields
-            info = _MARK_FIELDS[kind] = (
-                tuple(f for f in fields if f not in _SCALAR_FIELDS),
-                "body" in fields or "handlers" in fields,
-            )
+            _node_fields(kind)
+            info = _MARK_FIELDS[kind]
         kids = []
         for name in info[0]:
             value = getattr(node, name, None)

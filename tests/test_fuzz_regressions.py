@@ -498,6 +498,31 @@ def test_outer_if_sees_what_inner_conversions_left() -> None:
     _twice(src)
 
 
+def test_item_update_restored_by_a_refused_loop_stays_out_of_branches() -> None:
+    """The loop over `y` is refused (AJ932) and its item updates put back as written; the
+    traced `if` inside it then moved `y[:2] = float(n)` into a branch function, where the
+    second conversion rewrote it to `.at[]` and then converted the loop. Now refused
+    (AJ919) around the item update left as written."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = jnp.max(y)\n"
+        "    c = 0\n"
+        "    for i, vi in enumerate(y):\n"
+        "        if c > 1 or (n > 3 and k > 1):\n"
+        "            m = 0\n"
+        "            while m < n and (c > 1 or (y[0] == t and n == 3)):\n"
+        "                m += 1\n"
+        "                y[:2] = t\n"
+        "        else:\n"
+        "            y[:2] = float(n)\n"
+        "    return x, y, t\n"
+    )
+    check(src)
+    _twice(src)
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -617,6 +617,16 @@ class _Conditionals:
                                 f"both branches while tracing, so the change would always "
                                 f"happen: compute the new value and assign it to a name",
                             )
+                        if isinstance(sub, gast.Subscript) and getattr(stmt, "_aj_orig", False):
+                            # the item updates run before: one still here was left as written
+                            # (by --ignore, noqa, or a loop refused around it, loops.py)
+                            raise _Refused(
+                                "AJ919",
+                                s,
+                                f"`if` cannot be converted around `{self._src(t)} = ...` at "
+                                f"line {getattr(stmt, 'lineno', '?')}, an item update autojit "
+                                f"left as written: fix that one first",
+                            )
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             call = stmt.value
             fname = dotted_name(call.func) or ""

@@ -508,6 +508,10 @@ class _Record:
 
     def _compile_code(self, params: tuple[str, ...]) -> types.CodeType:
         """The converted function's code, compiled inside a factory taking ``params``."""
+        if not params:
+            code = self._compile_text()
+            if code is not None:
+                return code
         fn = self.fn
         tree = self._module_tree()
         fdef = tree.body[0]
@@ -548,6 +552,41 @@ class _Record:
         factory_code = _const_code(code, _FACTORY)
         inner = _const_code(factory_code, _INNER)
         return _renamed(inner, prefix, fn.__code__)
+
+    def _compile_text(self) -> types.CodeType | None:
+        """The code of a module-level function with nothing to bind, compiled from the text
+        (no tree, no factory): where every new line stands at the file line it replaces, the
+        text is compiled below blank lines (decorator lines blanked), which gives the file's
+        line numbers, and the positions on changed lines are then moved as :func:`_remap`
+        moves the nodes there. None where that does not apply."""
+        fn = self.fn
+        code = fn.__code__
+        if self.indent or self.tree is not None or code.co_qualname != code.co_name:
+            return None
+        first = self.first_line
+        line_map = self._line_map()
+        if not all(line == first + j for j, (line, _exact) in enumerate(line_map)):
+            return None
+        k = self.fc.location.line - 1 - self.header_lines  # the def line's index
+        if not (0 <= k < len(line_map) and line_map[k][1]):
+            return None
+        if not _DEF_LINE.match(self.new_lines[k]):
+            return None
+        text = "\n" * (first - 1 + k) + "".join(self.new_lines[k:])
+        flags = code.co_flags & _FUTURE_FLAGS
+        module = compile(text, self.filename, "exec", flags=flags, dont_inherit=True)
+        inner = None
+        for c in module.co_consts:
+            if isinstance(c, types.CodeType) and c.co_name == code.co_name:
+                inner = c
+        if inner is None:
+            return None
+        changed: dict[int, tuple[int, int]] = {}
+        for line, exact in line_map:
+            if not exact:
+                t = self._file_line(line)
+                changed[line] = (len(t) - len(t.lstrip()), len(t.rstrip().encode()))
+        return _moved_positions(inner, changed) if changed else inner
 
     # -- helpers (at first call) ------------------------------------------------------------
     def resolve(self) -> Callable[..., Any]:
@@ -1003,6 +1042,71 @@ def _remap(
             node.end_lineno = line  # type: ignore[attr-defined]
             node.end_col_offset = node.col_offset  # type: ignore[attr-defined]
     return names
+
+
+_DEF_LINE = re.compile(r"\s*(?:async\s+)?def\b")
+
+
+def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) -> types.CodeType:
+    """``code`` (and the code inside it) with each position starting on a changed line moved to
+    that line's indentation and each one ending there to the line's end (``changed[line]``),
+    as :func:`_remap` moves the nodes the positions come from. The line table keeps its
+    entries (one per instruction, as the compiler writes them); those with a changed line are
+    rewritten in the long form of the 3.11+ format (Objects/locations.md)."""
+    consts = code.co_consts
+    if any(isinstance(c, types.CodeType) for c in consts):
+        consts = tuple(
+            _moved_positions(c, changed) if isinstance(c, types.CodeType) else c for c in consts
+        )
+    positions = list(code.co_positions())
+    table = code.co_linetable
+    starts = [i for i, b in enumerate(table) if b & 0x80]  # each entry's first byte
+    starts.append(len(table))
+    out = bytearray()
+    put = out.append
+    prev = code.co_firstlineno  # the line of the last entry with one
+    unit = 0
+    for k in range(len(starts) - 1):
+        at = starts[k]
+        length = (table[at] & 7) + 1
+        line, end, col, ecol = positions[unit]
+        unit += length
+        if (
+            line is None
+            or (line not in changed and end not in changed)
+            or (end == line and col == 0 and ecol == 0)  # a scope's own start (lambda...)
+        ):
+            out += table[at : starts[k + 1]]  # kept as it is (its line, relative, is the same)
+            if line is not None:
+                prev = line
+            continue
+        if col is not None:
+            span = changed.get(line)
+            if span is not None:
+                col = span[0]
+        if ecol is not None and end is not None:
+            span = changed.get(end)
+            if span is not None:
+                ecol = span[1]
+        if end is None:
+            end = line
+        elif col is not None and ecol is not None:
+            if end < line or (end == line and ecol < col):
+                end, ecol = line, col
+        put(0xF0 | (length - 1))  # code 14: the long form
+        delta = line - prev
+        for v in (
+            delta << 1 if delta >= 0 else (-delta) << 1 | 1,
+            end - line,
+            0 if col is None else col + 1,
+            0 if ecol is None else ecol + 1,
+        ):
+            while v >= 64:
+                put(0x40 | (v & 63))
+                v >>= 6
+            put(v)
+        prev = line
+    return code.replace(co_linetable=bytes(out), co_consts=consts)
 
 
 # nodes whose children may lie outside their own lines (decorators above a `def`; f-string

@@ -855,3 +855,40 @@ def test_fast_transformer_visits_as_gasts(path):
     _same_tree(want, got)
     assert theirs.seen == mine.seen
     assert sorted(map(id, gastconv.walk(got))) == sorted(map(id, gast.walk(got)))
+
+
+def positions_sample(x, i, mask, k):
+    """Rewrites that keep every line in place: updates, a ternary, a lambda on a changed line."""
+    x[i] = 1.0
+    x[mask] += 2.0  # comment kept
+    y = jnp.dot(x, x) if k > 1 else 0.0
+    z = [v * 2 for v in (x, x)]
+    return x, y, z
+
+
+def _same_code(a: types.CodeType, b: types.CodeType, path: str) -> None:
+    assert a.co_code == b.co_code, path
+    assert list(a.co_positions()) == list(b.co_positions()), path
+    assert list(a.co_lines()) == list(b.co_lines()), path
+    for attr in ("co_name", "co_qualname", "co_firstlineno", "co_names", "co_varnames"):
+        assert getattr(a, attr) == getattr(b, attr), (path, attr)
+    for x, y in zip(a.co_consts, b.co_consts, strict=True):
+        if isinstance(x, types.CodeType):
+            _same_code(x, y, f"{path}/{x.co_name}")
+
+
+def test_code_compiled_from_text_is_the_trees(monkeypatch):
+    """A module-level function whose rewrite keeps every line in place is compiled from its
+    text, its positions moved afterwards: the same code, positions and line table as compiling
+    the line-remapped tree."""
+    from autojit import decorator
+
+    monkeypatch.setenv("AUTOJIT_CACHE", "0")
+    decorator._memory_cache.clear()
+    rec = decorator._Record(positions_sample, (), (), True)
+    assert rec.changed and {c.code for c in rec.changes} >= {"AJ304", "AJ104"}
+    fast = rec._compile_text()
+    assert fast is not None
+    rec.tree = None
+    monkeypatch.setattr(decorator._Record, "_compile_text", lambda self: None)
+    _same_code(fast, rec._compile_code(()), "positions_sample")

@@ -523,6 +523,24 @@ def test_item_update_restored_by_a_refused_loop_stays_out_of_branches() -> None:
     _twice(src)
 
 
+def test_nested_shape_reads_are_not_counted_twice() -> None:
+    """`jnp.result_type(jax.eval_shape(_then, y, t).dtype, t)` (a promotion the first pass
+    wrote): the `t` inside `eval_shape` counted twice as a shape-only read (once for each
+    enclosing call), so `t` (derived from `x`) made `x` static on the second conversion and an
+    AJ901 refusal on `x[2] = ...` disappeared."""
+    _twice(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = x[0]\n"
+        "    t = 0.0\n"
+        "    if jnp.where(a <= x[-1], s, s) == t:\n"
+        "        x[2] = jnp.abs(a)\n"
+        "    elif 0.0 + -1.0 < x[1]:\n"
+        "        t += jnp.min(y)\n"
+        "    return x, s, t\n"
+    )
+
+
 # -- open -------------------------------------------------------------------------------------
 
 

@@ -581,7 +581,7 @@ _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size"})
 
 def _shape_only_reads(node) -> set[str]:
     """Names read only through `.shape` / `.ndim` / `len()`: those do not make them static."""
-    out: dict[str, int] = {}  # shape-only reads of each name
+    out: dict[str, set[int]] = {}  # the Name nodes of each name read for shape only
     # a name also read elsewhere in the expression is not shape-only
     counted: dict[str, int] = {}
     Name, Attribute, Call, arg = ast.Name, ast.Attribute, ast.Call, ast.arg
@@ -598,20 +598,20 @@ def _shape_only_reads(node) -> set[str]:
         elif t is Attribute:
             if sub.attr in _SHAPE_ATTRS:
                 for n in _broadcast_names(sub.value):
-                    out[n] = out.get(n, 0) + 1
+                    out.setdefault(n.id, set()).add(id(n))
         elif t is Call:
             if (
                 sub.args
                 and type(sub.args[0]) is Name
                 and dotted_name(sub.func) == "len"
             ):
-                out[sub.args[0].id] = out.get(sub.args[0].id, 0) + 1
+                out.setdefault(sub.args[0].id, set()).add(id(sub.args[0]))
             elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
                 # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
                 for a in sub.args:
                     for read in ast.walk(a):
                         if type(read) is Name:
-                            out[read.id] = out.get(read.id, 0) + 1
+                            out.setdefault(read.id, set()).add(id(read))
         for f in _node_fields(t):
             v = getattr(sub, f, None)
             if type(v) is list:
@@ -620,15 +620,15 @@ def _shape_only_reads(node) -> set[str]:
                         push(c)
             elif v is not None and isinstance(v, ast.AST):
                 push(v)
-    return {n for n, c in out.items() if counted.get(n, 0) == c} if out else set()
+    return {n for n, c in out.items() if counted.get(n, 0) == len(c)} if out else set()
 
 
-def _broadcast_names(node) -> list[str]:
-    """Names (with repeats) whose values cannot change the shape of ``node``: a name, or names
+def _broadcast_names(node) -> list[ast.Name]:
+    """Names (their nodes) whose values cannot change the shape of ``node``: a name, or names
     combined by elementwise operators (`(y > 0.5).shape`); none when a part's shape may depend
     on a value (`jnp.zeros(n) + y`)."""
     if isinstance(node, ast.Name):
-        return [node.id]
+        return [node]
     if isinstance(node, ast.BinOp):
         parts = [node.left, node.right]
     elif isinstance(node, ast.UnaryOp):
@@ -637,7 +637,7 @@ def _broadcast_names(node) -> list[str]:
         parts = [node.left, *node.comparators]
     else:
         return []
-    out: list[str] = []
+    out: list[ast.Name] = []
     for p in parts:
         if isinstance(p, ast.Constant):
             continue

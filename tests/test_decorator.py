@@ -892,3 +892,48 @@ def test_code_compiled_from_text_is_the_trees(monkeypatch):
     rec.tree = None
     monkeypatch.setattr(decorator._Record, "_compile_text", lambda self: None)
     _same_code(fast, rec._compile_code(()), "positions_sample")
+
+
+_LOOPS_CYCLE_FREE = """
+def f(x, n, t):
+    total = 0.0
+    for i in range(n):
+        if x[i] > t:
+            break
+        total = total + x[i]
+    k = 0
+    while total > t:
+        total = total / 2
+        k += 1
+    if total > 1:
+        for j in range(3):
+            total = total + j
+    return total, k
+"""
+
+
+def test_loop_conversion_leaves_no_reference_cycles():
+    """As above, for loops (an early exit under a traced if, a while) and a loop moved into a
+    branch function: no recursive closure of autojit's own is left as garbage."""
+    import gc
+
+    import gast
+
+    autojit.convert_source(_LOOPS_CYCLE_FREE, "m.py", all_functions=True)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        conv = autojit.convert_source(_LOOPS_CYCLE_FREE, "m.py", all_functions=True)
+        gc.collect()
+        trees = sum(isinstance(o, gast.AST) for o in gc.garbage)
+        cycles = sorted(
+            f"{o.__module__}.{o.__qualname__}"
+            for o in gc.garbage
+            if isinstance(o, types.FunctionType) and o.__module__.startswith("autojit")
+        )
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert {c.code for c in conv.functions[0].changes} >= {"AJ201", "AJ202"}
+    assert trees == 0
+    assert cycles == []

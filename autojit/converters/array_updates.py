@@ -399,12 +399,44 @@ def _paren(node):
 
 def _mask_value(ctx, stmt, x, mask, value) -> tuple[object, bool]:
     """The value to select where the mask holds, and whether it is safe (scalar or same-mask)."""
-    if isinstance(value, gast.Subscript) and gast.dump(value.slice) == gast.dump(mask):
+    if isinstance(value, gast.Subscript) and _same_dump(value.slice, mask):
         return value.value, True
     v = ctx.analysis.value(value, stmt)
     if v.scalar is True:
         return value, True
     return value, False
+
+
+_ABSENT = object()
+
+
+def _same_dump(a, b) -> bool:
+    """`gast.dump(a) == gast.dump(b)`, compared without writing the dumps (`ast.dump` makes a
+    recursive closure per call: a reference cycle, garbage for the collector)."""
+    if isinstance(a, gast.AST):
+        kind = type(a)
+        if type(b) is not kind:
+            return False
+        for f in kind._fields:
+            x, y = getattr(a, f, _ABSENT), getattr(b, f, _ABSENT)
+            if (x is None or y is None) and getattr(kind, f, ...) is None:
+                x = _ABSENT if x is None else x  # dump leaves out a field at its default None
+                y = _ABSENT if y is None else y
+            if x is _ABSENT or y is _ABSENT:
+                if x is not y:
+                    return False
+            elif not _same_dump(x, y):
+                return False
+        return True
+    if isinstance(a, list):
+        return (
+            isinstance(b, list)
+            and len(a) == len(b)
+            and all(_same_dump(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(b, (gast.AST, list)):
+        return False
+    return repr(a) == repr(b)
 
 
 def _mask_expr(ctx, stmt, x: str, mask):

@@ -136,33 +136,35 @@ class _Conditionals:
         converter runs again on those branch functions, and this converter on what it made,
         as both would on the converted output (converting twice changes nothing)."""
         ctx, created = self.ctx, self.created
-
-        def has_loop(fn) -> bool:
-            return any(
-                isinstance(x, (gast.For, gast.While))
-                for x in walk_statements(fn.body, into_functions=True)
-            )
-
-        def visit(unit, an) -> None:
-            for st in list(walk_statements(unit.body)):
-                if id(st) not in created or not has_loop(st):
-                    continue
-                enclosing = {**an.values.enclosing, **an.env_before(st)}
-                visit(st, FunctionAnalysis(st, ctx.scope, set(), enclosing))
-                sub = self._sub_context(st, enclosing)
-                loops.convert(sub)
-                self._merge(sub)
-                if sub.changes:
-                    self._conditionals_in(st, enclosing)
-
-        if not any(id(st) in created and has_loop(st) for st in walk_statements(ctx.fn.body, True)):
+        if not any(
+            id(st) in created and _has_loop(st) for st in walk_statements(ctx.fn.body, True)
+        ):
             return
         from . import loops
 
-        visit(
+        self._loops_in(
+            ctx,
+            created,
+            loops,
             ctx.fn,
             FunctionAnalysis(ctx.fn, ctx.scope, self.an.static_params, self.an.values.enclosing),
         )
+
+    def _loops_in(self, ctx: Context, created, loops, unit, an) -> None:
+        # a method, not a recursive closure: that is a reference cycle (garbage that only the
+        # collector frees)
+        for st in list(walk_statements(unit.body)):
+            if id(st) not in created or not _has_loop(st):
+                continue
+            enclosing = {**an.values.enclosing, **an.env_before(st)}
+            self._loops_in(
+                ctx, created, loops, st, FunctionAnalysis(st, ctx.scope, set(), enclosing)
+            )
+            sub = self._sub_context(st, enclosing)
+            loops.convert(sub)
+            self._merge(sub)
+            if sub.changes:
+                self._conditionals_in(st, enclosing)
 
     def _sub_context(self, fn, enclosing: dict) -> Context:
         c = self.ctx
@@ -1661,38 +1663,46 @@ def _simple_statements(stmts):
             yield from _simple_statements(h.body)
 
 
+def _has_loop(fn) -> bool:
+    return any(
+        isinstance(x, (gast.For, gast.While)) for x in walk_statements(fn.body, into_functions=True)
+    )
+
+
 def _names_in_order(stmts, store: bool) -> list[str]:
     """Names stored (or loaded) in source order, not entering nested scopes."""
     out: list[str] = []
-
-    def visit(node):
-        if isinstance(node, (gast.Lambda,)):
-            for n in expr_activity(node).reads:
-                if not store and n not in out:
-                    out.append(n)
-            return
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            if store and node.name not in out:
-                out.append(node.name)
-            if not store:
-                for n in sorted(expr_activity_fn(node)):
-                    if n not in out:
-                        out.append(n)
-            return
-        if isinstance(node, gast.Name):
-            is_store = isinstance(node.ctx, (gast.Store, gast.Del))
-            if is_store == store and node.id not in out:
-                out.append(node.id)
-            return
-        if not store and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-            if node.target.id not in out:  # `s -= 1` reads `s` (its target is a Store)
-                out.append(node.target.id)
-        for child in gast.iter_child_nodes(node):
-            visit(child)
-
     for s in stmts:
-        visit(s)
+        _names_in_order_of(s, store, out)
     return out
+
+
+def _names_in_order_of(node, store: bool, out: list[str]) -> None:
+    # a module function, not a recursive closure: that is a reference cycle (garbage that
+    # only the collector frees)
+    if isinstance(node, (gast.Lambda,)):
+        for n in expr_activity(node).reads:
+            if not store and n not in out:
+                out.append(n)
+        return
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        if store and node.name not in out:
+            out.append(node.name)
+        if not store:
+            for n in sorted(expr_activity_fn(node)):
+                if n not in out:
+                    out.append(n)
+        return
+    if isinstance(node, gast.Name):
+        is_store = isinstance(node.ctx, (gast.Store, gast.Del))
+        if is_store == store and node.id not in out:
+            out.append(node.id)
+        return
+    if not store and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+        if node.target.id not in out:  # `s -= 1` reads `s` (its target is a Store)
+            out.append(node.target.id)
+    for child in gast.iter_child_nodes(node):
+        _names_in_order_of(child, store, out)
 
 
 def expr_activity_fn(fn) -> set[str]:

@@ -571,8 +571,12 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         for n in gast.walk(loop.target)
         if not isinstance(n, gast.expr_context)
     ):
+        seq = None  # a recursive closure is a reference cycle: broken here, freed at once
         return None  # `for obj.attr in ...` / `for x[i] in ...`: not a loop variable
-    found = seq(loop.iter)
+    try:
+        found = seq(loop.iter)
+    finally:
+        seq = None
     if found is None:
         # a Python sequence (layers, parameters, names): iterating it while tracing is the
         # idiom, not a problem to report
@@ -1263,17 +1267,19 @@ def _exposed_reads(an: FunctionAnalysis, stmts: list) -> frozenset[str]:
 def _ordered_names(nodes) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
-
-    def visit(n):
-        if isinstance(n, gast.Name) and n.id not in seen:
-            seen.add(n.id)
-            out.append(n.id)
-        for c in gast.iter_child_nodes(n):
-            visit(c)
-
     for n in nodes:
-        visit(n)
+        _ordered_names_of(n, seen, out)
     return out
+
+
+def _ordered_names_of(n, seen: set[str], out: list[str]) -> None:
+    # a module function, not a recursive closure: that is a reference cycle (garbage that
+    # only the collector frees)
+    if isinstance(n, gast.Name) and n.id not in seen:
+        seen.add(n.id)
+        out.append(n.id)
+    for c in gast.iter_child_nodes(n):
+        _ordered_names_of(c, seen, out)
 
 
 _NO_STATE = (
@@ -1722,7 +1728,10 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             out.append(s)
         return out
 
-    body = guard(list(loop.body))
+    try:
+        body = guard(list(loop.body))
+    finally:
+        guard = None  # a recursive closure is a reference cycle: broken here, freed at once
     if cont:
         body = _init_flag(body, cont)
     before: list = []
@@ -1999,18 +2008,20 @@ class _Unstack(gast.NodeTransformer):
 
 def _traced_exit(an: FunctionAnalysis, loop) -> bool:
     """Whether a break/return of this loop sits under an `if` whose condition is traced."""
+    return _exit_under_traced_if(an, loop.body, False)
 
-    def visit(stmts, traced: bool) -> bool:
-        for st in stmts:
-            if isinstance(st, (gast.Break, gast.Return)) and traced:
+
+def _exit_under_traced_if(an: FunctionAnalysis, stmts: list, traced: bool) -> bool:
+    # a module function, not a recursive closure: that is a reference cycle (garbage that
+    # only the collector frees)
+    for st in stmts:
+        if isinstance(st, (gast.Break, gast.Return)) and traced:
+            return True
+        if isinstance(st, gast.If):
+            t = traced or an.value(st.test, st).kind is not Kind.STATIC
+            if _exit_under_traced_if(an, st.body, t) or _exit_under_traced_if(an, st.orelse, t):
                 return True
-            if isinstance(st, gast.If):
-                t = traced or an.value(st.test, st).kind is not Kind.STATIC
-                if visit(st.body, t) or visit(st.orelse, t):
-                    return True
-        return False
-
-    return visit(loop.body, False)
+    return False
 
 
 # attributes and methods that Python lists and tuples do not have

@@ -14,7 +14,7 @@ import textwrap
 
 import gast
 
-from .gastconv import NodeTransformer, ast_to_gast
+from .gastconv import NodeTransformer, ast_to_gast, walk
 
 
 class _Substitute(NodeTransformer):
@@ -86,7 +86,7 @@ def name(id_: str, store: bool = False) -> gast.Name:
 
 def _mark_generated(nodes: list) -> list:
     for n in nodes:
-        for sub in gast.walk(n) if isinstance(n, gast.AST) else []:
+        for sub in walk(n) if isinstance(n, gast.AST) else []:  # gast.walk's nodes, as a list
             if not getattr(sub, "_aj_orig", False):
                 for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
                     if hasattr(sub, attr) and not hasattr(sub, "_aj_span"):

@@ -205,7 +205,7 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
             f"would not update the caller's array: pass it in and return it",
         )
         return
-    if x in ctx.analysis.activity.of_block(ctx.fn.body).nonlocal_:
+    if x in _declared_outer(ctx):
         ctx.refuse(
             "AJ904",
             stmt,
@@ -267,6 +267,15 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         _ambiguous_update(ctx, owner, field, stmt, base, index, op, note)
     else:
         _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
+
+
+def _declared_outer(ctx: Context) -> set[str]:
+    """The names the function declares global or nonlocal: read once (the statements this
+    converter replaces and makes declare none)."""
+    names = getattr(ctx, "_aj_outer", None)
+    if names is None:
+        names = ctx._aj_outer = set(ctx.analysis.activity.of_block(ctx.fn.body).nonlocal_)  # type: ignore[attr-defined]
+    return names
 
 
 def _records(ctx: Context) -> set[str]:

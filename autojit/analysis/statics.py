@@ -221,9 +221,29 @@ def _as_ast(fn):
 def infer_static_params(fn, scope: ModuleScope) -> list[StaticReason]:
     """The parameters of ``fn`` (an ``ast`` function node) that must be static, each with the
     node that made it so."""
-    # helpers' static parameters are inferred once per module (the scope), not once per caller
+    # helpers' static parameters are inferred once per module (the scope), not once per caller;
+    # a module function is inferred once whether it is converted, called by one converted, or
+    # both (where no call was left out as recursive: those results depend on the call stack)
     memo = scope.__dict__.setdefault("_aj_static_memo", {})
-    return _infer(_as_ast(fn), scope, memo, ())
+    node = _as_ast(fn)
+    name = getattr(node, "name", None)
+    shared = name is not None and scope.functions.get(name) is node
+    clean: set = memo.setdefault(_CLEAN, set())
+    if shared and name in clean and memo.get(name) is not None and memo[name][0] is node:
+        return list(memo[name][1])
+    before = memo.get(_CYCLES, 0)
+    out = _infer(node, scope, memo, ())
+    if shared and name not in memo and memo.get(_CYCLES, 0) == before:
+        memo[name] = (node, out)
+        clean.add(name)
+        return list(out)
+    return out
+
+
+# memo keys: how many calls were left out as recursive so far, and the names whose results
+# were inferred with none left out (the same from any call stack)
+_CYCLES = ("<cycles>",)
+_CLEAN = ("<clean>",)
 
 
 def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReason]:
@@ -328,6 +348,7 @@ def _visit_call(node: ast.Call, scope: ModuleScope, mark, memo: dict, stack: tup
     if isinstance(func, ast.Name) and func.id in scope.functions:
         helper_name = func.id
         if helper_name in stack:
+            memo[_CYCLES] = memo.get(_CYCLES, 0) + 1
             return
         helper = _helper_statics(helper_name, scope, memo, stack)
         if not helper:
@@ -351,7 +372,12 @@ def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
     if name not in memo:
         node = _as_ast(scope.functions[name])
         memo[name] = None  # recursion guard
+        before = memo.get(_CYCLES, 0)
         memo[name] = (node, _infer(node, scope, memo, stack))
+        if memo.get(_CYCLES, 0) == before:
+            memo.setdefault(_CLEAN, set()).add(name)
+    elif memo[name] is None:  # in progress: a recursive call, left out
+        memo[_CYCLES] = memo.get(_CYCLES, 0) + 1
     return memo[name]
 
 

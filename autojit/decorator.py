@@ -558,7 +558,9 @@ class _Record:
         (no tree, no factory): where every new line stands at the file line it replaces, the
         text is compiled below blank lines (decorator lines blanked), which gives the file's
         line numbers, and the positions on changed lines are then moved as :func:`_remap`
-        moves the nodes there. None where that does not apply."""
+        moves the nodes there. None where that does not apply. (Two nested code objects, say
+        the same comprehension written twice on a changed line, that the move makes equal stay
+        two constants, where compiling the tree shares one: the same behaviour.)"""
         fn = self.fn
         code = fn.__code__
         if self.indent or self.tree is not None or code.co_qualname != code.co_name:

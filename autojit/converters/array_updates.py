@@ -369,8 +369,9 @@ def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
     replace_statements(block, [stmt], new_stmts)
     made = getattr(ctx, "_aj_made", None)
     if made is None:
-        made = ctx._aj_made = set()  # type: ignore[attr-defined]
-    made.update(id(s) for s in walk_statements(new_stmts))
+        made = ctx._aj_made = {}  # type: ignore[attr-defined]
+    for s in walk_statements(new_stmts):
+        made[id(s)] = s  # in the order walk_statements gives them in the function
 
 
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
@@ -616,15 +617,14 @@ def _user_at_with_mask(ctx: Context) -> None:
     text = _written_text(ctx)
     # where the function's text has no word `at`, only the statements made here may hold one
     # (masked_reductions, which ran before, writes none)
-    made: set[int] | None = getattr(ctx, "_aj_made", set())
+    # (the updates it replaced are simple statements, listed in the order walk_statements
+    # lists them, and so are the statements made for them)
     if text is None or not text.isascii() or _AT_WORD.search(text):
-        made = None
-    elif not made:
-        return
-    for s in list(walk_statements(ctx.fn.body)):
+        stmts = list(walk_statements(ctx.fn.body))
+    else:
+        stmts = list(getattr(ctx, "_aj_made", {}).values())
+    for s in stmts:
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            continue
-        if made is not None and id(s) not in made:
             continue
         if not _reads_at(s):
             continue

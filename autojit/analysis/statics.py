@@ -804,7 +804,7 @@ class _ModuleIndex:
         self.aliases_of: dict[str, set[str]] = {}
         self.by_func: dict[str, list] = {}
         self.by_jitted: dict[str, list] = {}
-        self.done: set[tuple[int, int]] = set()
+        self.done: set[tuple[int, int, str]] = set()  # (statement, part, name) indexed
         # (the parser NFKC-normalises identifiers: a file where a name may be spelled otherwise
         # than it reads is indexed whole)
         self.whole = text is None or starts is None or not identifiers_literal(text)
@@ -813,24 +813,34 @@ class _ModuleIndex:
         self.class_firsts: dict[int, list[int]] = {}
 
     def cover(self, names: set[str]) -> None:
-        """Index every statement whose lines hold one of ``names``."""
+        """Index the calls of ``names`` in every statement whose lines hold one of them (each
+        statement once per name; within it, only the nodes whose lines hold one)."""
         body = self.tree.body
-        picked: set[tuple[int, int]] = set()
+        picked: dict[tuple[int, int], set[str]] = {}
+        lines: list[int] | None = None
         if self.whole or not all(n.isascii() for n in names):
             for j, stmt in enumerate(body):
                 parts = len(stmt.body) + 2 if isinstance(stmt, ast.ClassDef) else 1
-                picked.update((j, k) for k in range(parts))
+                for k in range(parts):
+                    picked[(j, k)] = set(names)
         else:
             text, starts, firsts = self.text or "", self.starts, self.firsts
+            at_lines: set[int] = set()
             for name in names:
                 for i in _name_occurrences(text, name):
                     line = bisect.bisect_right(starts, i)  # 1-based
+                    at_lines.add(line)
                     j = bisect.bisect_right(firsts, line) - 1
                     while j >= 0 and (body[j].end_lineno or body[j].lineno) >= line:
-                        picked.update(self._parts_at(j, line))
+                        for part in self._parts_at(j, line):
+                            picked.setdefault(part, set()).add(name)
                         j -= 1
-        for j, k in sorted(picked - self.done):
-            self.done.add((j, k))
+            lines = sorted(at_lines)
+        for j, k in sorted(picked):
+            todo = {n for n in picked[(j, k)] if (j, k, n) not in self.done}
+            if not todo:
+                continue
+            self.done.update((j, k, n) for n in todo)
             stmt = body[j]
             nodes: list[ast.AST]
             if not isinstance(stmt, ast.ClassDef):
@@ -841,7 +851,9 @@ class _ModuleIndex:
                 nodes = [stmt.body[k - 1]]
             else:
                 nodes = list(stmt.decorator_list)
-            _index_calls(nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of)
+            _index_calls(
+                nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of, todo, lines
+            )
 
     def _parts_at(self, j: int, line: int) -> list[tuple[int, int]]:
         """The parts of top-level statement ``j`` on ``line``: the statement, or for a class the
@@ -933,29 +945,55 @@ def _module_index(tree: ast.Module, text: str | None, starts: list[int] | None) 
     return entry
 
 
-def _index_calls(stmts: list, key: tuple, by_func: dict, by_jitted: dict, aliases_of: dict) -> None:
-    """Index the calls in ``stmts`` (pre-order, children in order: the order of the recursive
-    visit), numbered ``(key, n)``."""
-    seq = 0
+def _index_calls(
+    stmts: list,
+    key: tuple,
+    by_func: dict,
+    by_jitted: dict,
+    aliases_of: dict,
+    names: set[str],
+    lines: list[int] | None = None,
+) -> None:
+    """Index the calls of ``names`` in ``stmts`` (and the assignments that alias them), each
+    keyed ``(key, path)``: the child positions from the statement down, which sort in pre-order
+    (children in order: the order of the recursive visit). With ``lines`` (sorted), a node none
+    of whose lines is one of them is not entered: a call of a name, and every node around it,
+    spans a line that names it (a definition's decorators come before its own line; positions
+    inside an f-string are not relied on)."""
     loop_types = (ast.For, ast.While, ast.comprehension)
-    AST, skip = ast.AST, ast.expr_context
-    stack: list[tuple[ast.AST, list]] = [(s, []) for s in reversed(stmts)]
+    AST, skip, Joined = ast.AST, ast.expr_context, ast.JoinedStr
+    find, n_lines = bisect.bisect_left, len(lines) if lines is not None else 0
+    stack: list[tuple[ast.AST, list, tuple, bool]] = [
+        (s, [], (i,), lines is None) for i, s in reversed(list(enumerate(stmts)))
+    ]
     pop, push = stack.pop, stack.append
     while stack:
-        node, loops = pop()
+        node, loops, path, entire = pop()
+        if not entire:
+            lo = getattr(node, "lineno", None)
+            if lo is not None:
+                if type(node) in _DEFINITIONS:
+                    for d in node.decorator_list:  # type: ignore[attr-defined]
+                        lo = min(lo, d.lineno)
+                i = find(lines, lo)  # type: ignore[arg-type]
+                if i == n_lines or lines[i] > (node.end_lineno or lo):  # type: ignore[index]
+                    continue
+            if type(node) is Joined:
+                entire = True
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             first = node.value.args[:1]
-            if first and isinstance(first[0], ast.Name):
+            if first and isinstance(first[0], ast.Name) and first[0].id in names:
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         aliases_of.setdefault(first[0].id, set()).add(t.id)
         elif isinstance(node, ast.Call):
             f = node.func
-            seq += 1
             if isinstance(f, ast.Name):
-                by_func.setdefault(f.id, []).append(((key, seq), node, loops))
+                if f.id in names:
+                    by_func.setdefault(f.id, []).append(((key, path), node, loops))
             elif isinstance(f, ast.Call) and f.args and isinstance(f.args[0], ast.Name):
-                by_jitted.setdefault(f.args[0].id, []).append(((key, seq), node, loops))
+                if f.args[0].id in names:
+                    by_jitted.setdefault(f.args[0].id, []).append(((key, path), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
         kind = type(node)
         fields = _CALL_FIELDS.get(kind)
@@ -968,11 +1006,12 @@ def _index_calls(stmts: list, key: tuple, by_func: dict, by_jitted: dict, aliase
                 children.extend(c for c in v if isinstance(c, AST) and not isinstance(c, skip))
             elif v is not None and isinstance(v, AST) and not isinstance(v, skip):
                 children.append(v)
-        for c in reversed(children):
-            push((c, inner))
+        for i in range(len(children) - 1, -1, -1):
+            push((children[i], inner, path + (i,), entire))
 
 
 _CALL_FIELDS: dict[type, tuple[str, ...]] = {}
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):

@@ -82,12 +82,6 @@ def test_never_wrong_never_crashes(outcomes: list[tuple[Program, oracle.Outcome]
     assert not any(o.kind in kinds for _, o in outcomes), _summary(outcomes, kinds)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open converter bugs, each with a minimal program in tests/test_fuzz_regressions.py "
-    "(xfail): ternary inside an `if` test, refused statements moved into branch functions "
-    "(not idempotent), break flag promoted to float, generated lax.cond counted as a side effect",
-)
 def test_converted_or_refused(outcomes: list[tuple[Program, oracle.Outcome]]) -> None:
     """Nothing fails under jit without a refusal; converting the output again changes nothing;
     a refused statement is left as it is."""

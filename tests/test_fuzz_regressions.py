@@ -541,7 +541,7 @@ def test_nested_shape_reads_are_not_counted_twice() -> None:
     )
 
 
-# -- open -------------------------------------------------------------------------------------
+# -- were open (xfail) after the first soaks, fixed since ---------------------------------------
 
 
 # fixed in conditionals (AJ918: a Python value a branch rebinds and a condition tests is refused)

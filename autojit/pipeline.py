@@ -28,7 +28,7 @@ from .analysis.statics import (
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
 from .gastconv import ast_to_gast
-from .model import Conversion, FunctionConversion, Location, StaticArgument
+from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, mark_original, splice_block
 from .scope import ModuleScope, module_scope
 from .source import SourceText, newline_of
@@ -429,14 +429,28 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     # a later converter may put back statements an earlier one rewrote (loops.py: item updates
     # of a loop it leaves as written): the changes reported there are dropped
     retracted = set().union(*(getattr(c.fn, "_aj_retracted", ()) for c in ctxs))
+    # and dead code after a loop's break/continue/return is left out of the converted loop:
+    # what was reported inside it is not in the output either
+    dropped = [d for c in ctxs for d in getattr(c.fn, "_aj_dropped", ())]
     for ctx in ctxs:
-        result.changes.extend(c for c in ctx.changes if c.location not in retracted)
-        result.refusals.extend(ctx.refusals)
+        result.changes.extend(
+            c for c in ctx.changes if c.location not in retracted and not _within(c, dropped)
+        )
+        result.refusals.extend(r for r in ctx.refusals if not _within(r, dropped))
     if result.changes:
         renderer = Renderer(src, _indent_unit(src, fn_ast))
         splice_block(renderer, src, fn, "body")
     result.new_text = src.text((start, end))
     return result
+
+
+def _within(report: Change | Refusal, spans: list[Location]) -> bool:
+    """Whether ``report`` points inside one of ``spans``."""
+    at = report.location
+    return any(
+        (s.line, s.col) <= (at.line, at.col) and (at.end_line, at.end_col) <= (s.end_line, s.end_col)
+        for s in spans
+    )
 
 
 def _indent_unit(src: SourceText, fn_ast) -> str:

@@ -695,3 +695,31 @@ def test_continue_flag_read_before_assignment() -> None:
         "        t -= a\n"
         "    return t\n"
     )
+
+
+def test_reports_inside_dead_code_after_continue_are_dropped() -> None:
+    """The code after a loop's `continue` never runs and is left out of the converted scan;
+    the AJ930 note for the `while` inside it (and the AJ303 change of its masked update) pointed
+    at code no longer in the output (refusal-changed on the second conversion)."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = a * 0.5\n"
+        "    c = 0\n"
+        "    s = t\n"
+        "    for j in x:\n"
+        "        u = j\n"
+        "        s = u * 0.5\n"
+        "        continue\n"
+        "        m = 0\n"
+        "        while m < n and c > 1:\n"
+        "            m += 1\n"
+        "            x[x > 0.5] = 0.5\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted"
+    conv = autojit.convert_source(src, "f.py", all_functions=True)
+    assert all(r.location.line < 11 for r in conv.refusals), conv.refusals
+    assert all(c.location.line < 11 or c.location.line == 8 for c in conv.changes), conv.changes

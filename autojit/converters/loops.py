@@ -1668,9 +1668,13 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             out.append(cont)
         return out
 
+    dead: list = []  # statements after an exit: never run, left out of the converted loop
+
     def guard(stmts: list) -> list:
         out: list = []
         for idx, s in enumerate(stmts):
+            if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
+                dead.extend(stmts[idx + 1 :])
             if isinstance(s, gast.Break):
                 out += replace(f"{brk} = True")
                 return out
@@ -1732,6 +1736,10 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         body = guard(list(loop.body))
     finally:
         guard = None  # a recursive closure is a reference cycle: broken here, freed at once
+    if dead:
+        # what was reported inside the dead code (a nested loop kept, an update rewritten) is
+        # not in the output: the pipeline drops those reports
+        ctx.fn._aj_dropped = getattr(ctx.fn, "_aj_dropped", []) + [ctx.location(d) for d in dead]
     if cont:
         body = _init_flag(body, cont)
     before: list = []

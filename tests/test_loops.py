@@ -582,6 +582,43 @@ def test_continue_in_fori():
     )
 
 
+def test_trailing_continue_needs_no_flag():
+    """A `continue` at the end of the body ends the iteration as the body's end does: no flag,
+    and the dead code after it is left out; an earlier `continue` still gets its flag."""
+    conv = check(
+        """
+        def f(x, n):
+            s = jnp.float32(0)
+            for i in range(n):
+                if x[i] < 0:
+                    continue
+                s = s + x[i]
+                continue
+                s = s * 100
+            return s
+        """,
+        "f",
+        [(f32(1, -2, 3, -4), i32(4)), (f32(1, -2, 3, -4), i32(0)), (f32(-1, -2), i32(2))],
+        codes=["AJ202", "AJ205"],
+    )
+    assert "s * 100" not in conv.text and conv.text.count("continue_ = ") == 1
+    conv = check(
+        """
+        def g(x, n):
+            s = jnp.float32(0)
+            for i in range(n):
+                s = s + x[i]
+                continue
+            return s
+        """,
+        "g",
+        [(f32(1, -2, 3, -4), i32(4)), (f32(1, -2, 3, -4), i32(0))],
+        codes=["AJ202"],
+    )
+    assert "continue_" not in conv.text
+    assert "AJ205" not in {c.code for c in conv.changes}
+
+
 def test_continue_and_break_nested_ifs():
     check(
         """

@@ -1637,6 +1637,9 @@ def _not_flags(flags: list[str]) -> str:
     return f"not {flags[0]}" if len(flags) == 1 else f"not ({' or '.join(flags)})"
 
 
+_EXITS = (gast.Break, gast.Continue, gast.Return)
+
+
 def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int, _Plan]) -> None:
     """Rewrite break/continue/return in ``loop`` as flags and guarded ``if`` statements, in place.
 
@@ -1645,6 +1648,13 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
     ``break_``; the statements after each of them run under ``if not <flag>:``. A `for` over a
     range that can break becomes a `while` over a counter, so it stops early.
     """
+    dead: list = []  # statements after an exit: never run, left out of the converted loop
+    first = next((k for k, s in enumerate(loop.body) if isinstance(s, _EXITS)), None)
+    if first and isinstance(loop.body[first], gast.Continue):
+        # a `continue` at the end of the body (what follows it is dead) only ends the iteration,
+        # as the end of the body does: no flag for it
+        dead += loop.body[first + 1 :]
+        loop.body = loop.body[:first]
     kinds = _has_exit(loop.body)
     jnp = ctx.names.jnp
     brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
@@ -1668,12 +1678,10 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
             out.append(cont)
         return out
 
-    dead: list = []  # statements after an exit: never run, left out of the converted loop
-
     def guard(stmts: list) -> list:
         out: list = []
         for idx, s in enumerate(stmts):
-            if isinstance(s, (gast.Break, gast.Continue, gast.Return)):
+            if isinstance(s, _EXITS):
                 dead.extend(stmts[idx + 1 :])
             if isinstance(s, gast.Break):
                 out += replace(f"{brk} = True")

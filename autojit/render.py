@@ -75,12 +75,15 @@ def _node_fields(kind: type) -> tuple[str, ...]:
 
 def mark_original(root) -> None:
     """Mark every node of ``root`` original, with its children's identities (one traversal)."""
-    AST, skip = gast.AST, _SKIP_CHILD
+    # (attributes written to the instance dict, as setattr does; each value's class looked up
+    # once in `_KINDS`: not a node, a context or operator, or a node)
+    kinds, classify = _KINDS, _kind_of
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        node._aj_orig = True
+        d = node.__dict__
+        d["_aj_orig"] = True
         kind = type(node)
         info = _MARK_FIELDS.get(kind)
         if info is None:
@@ -91,28 +94,49 @@ def mark_original(root) -> None:
             value = getattr(node, name, None)
             if isinstance(value, list):
                 for v in value:
-                    if isinstance(v, AST):
-                        if isinstance(v, skip):  # a context or operator: no children, no span
-                            v._aj_orig = True
-                            v._aj_children = ()
-                        else:
-                            push(v)
-                            kids.append(id(v))
-            elif isinstance(value, AST):
-                if isinstance(value, skip):
-                    value._aj_orig = True
-                    value._aj_children = ()
-                else:
+                    k = kinds.get(type(v))
+                    if k is None:
+                        k = classify(type(v))
+                    if k == 2:
+                        push(v)
+                        kids.append(id(v))
+                    elif k == 1:  # a context or operator: no children, no span
+                        v._aj_orig = True
+                        v._aj_children = ()
+            else:
+                k = kinds.get(type(value))
+                if k is None:
+                    k = classify(type(value))
+                if k == 2:
                     push(value)
                     kids.append(id(value))
-        node._aj_children = tuple(kids)
-        if hasattr(node, "end_lineno") and hasattr(node, "lineno"):
-            node._aj_span = True
+                elif k == 1:
+                    value._aj_orig = True
+                    value._aj_children = ()
+        d["_aj_children"] = tuple(kids)
+        spans = _SPANS.get(kind)
+        if spans is None:
+            spans = _SPANS[kind] = (hasattr(kind, "end_lineno"), hasattr(kind, "lineno"))
+        if ("end_lineno" in d or spans[0]) and ("lineno" in d or spans[1]):
+            d["_aj_span"] = True
         if info[1]:
             for f in _BLOCK_FIELDS:
                 blk = getattr(node, f, None)
                 if isinstance(blk, list):
                     setattr(node, f"_aj_orig_{f}", list(blk))
+
+
+# value class -> 0: not a node, 1: a context or operator (no children, no span), 2: a node
+_KINDS: dict[type, int] = {}
+# node class -> whether the class itself has `end_lineno`, `lineno` (an instance may add them)
+_SPANS: dict[type, tuple[bool, bool]] = {}
+
+
+def _kind_of(cls: type) -> int:
+    k = _KINDS[cls] = (2 if not issubclass(cls, _SKIP_CHILD) else 1) if issubclass(
+        cls, gast.AST
+    ) else 0
+    return k
 
 
 def _unparse(node) -> str:

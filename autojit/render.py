@@ -42,7 +42,7 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 
 def _children(node) -> list:
     out = []
-    AST, skip = gast.AST, _SKIP_CHILD
+    kinds = _KINDS  # value class -> 2 for a node other than a context or operator
     kind = type(node)
     info = _MARK_FIELDS.get(kind)
     fields = info[0] if info is not None else _node_fields(kind)
@@ -50,10 +50,13 @@ def _children(node) -> list:
         value = getattr(node, field, None)
         if isinstance(value, list):
             for v in value:
-                if isinstance(v, AST) and not isinstance(v, skip):
+                k = kinds.get(type(v))
+                if (k if k is not None else _kind_of(type(v))) == 2:
                     out.append(v)
-        elif isinstance(value, AST) and not isinstance(value, skip):
-            out.append(value)
+        else:
+            k = kinds.get(type(value))
+            if (k if k is not None else _kind_of(type(value))) == 2:
+                out.append(value)
     return out
 
 

@@ -647,9 +647,16 @@ def _warn_unmatched(settings: Settings, results: list[FileResult]) -> None:
             _echo_err(f"autojit: warning: no function named {name!r} was found")
 
 
+def binary_stream(name: str) -> Any:
+    """The bytes under ``sys.stdin`` / ``sys.stdout`` (click's get_binary_stream is deprecated);
+    a stream with no ``buffer`` is taken as it is."""
+    stream = getattr(sys, name)
+    return getattr(stream, "buffer", stream)
+
+
 def _stdin_result(settings: Settings, stdin_filename: str | None) -> FileResult:
     name = stdin_filename or "-"
-    data = click.get_binary_stream("stdin").read()
+    data = binary_stream("stdin").read()
     return convert_bytes(name, data, settings)
 
 
@@ -760,7 +767,7 @@ def convert(
             click.echo(_diff(result), nl=False)
         if is_stdin:
             if write and not as_json:
-                out = click.get_binary_stream("stdout")
+                out = binary_stream("stdout")
                 out.write(result.new_data)
                 out.flush()
             continue

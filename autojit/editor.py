@@ -547,7 +547,7 @@ def fix_command(
 
     name = (stdin_filename or "-") if file == "-" else file
     if file == "-":
-        data = click.get_binary_stream("stdin").read()
+        data = cli.binary_stream("stdin").read()
     else:
         try:
             with open(file, "rb") as f:

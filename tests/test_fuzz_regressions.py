@@ -723,3 +723,25 @@ def test_reports_inside_dead_code_after_continue_are_dropped() -> None:
     conv = autojit.convert_source(src, "f.py", all_functions=True)
     assert all(r.location.line < 11 for r in conv.refusals), conv.refusals
     assert all(c.location.line < 11 or c.location.line == 8 for c in conv.changes), conv.changes
+
+
+def test_enumerate_loop_with_traced_return_checks_index_as_range_loop() -> None:
+    """`for i, vi in enumerate(y)` over an array it updates, with a traced exit (the inner loop's
+    `return`, already a scan whose branch functions read `y[i]`): refused AJ934 for the index
+    read in the generated functions, while the same loop as `for i in range(len(y))` (its first
+    conversion) skips that check for a loop left by a traced exit: not idempotent."""
+    out = check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 0.0\n"
+        "    t = jnp.max(y)\n"
+        "    c = 0\n"
+        "    for i, vi in enumerate(y):\n"
+        "        y[1:] = s\n"
+        "        for m, vm in enumerate(x):\n"
+        "            if k >= n - 2 and (y[i] < y[2] and vm <= s):\n"
+        "                return (x, y, s, t, c)\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    assert out.kind == "converted"

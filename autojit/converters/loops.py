@@ -688,7 +688,8 @@ def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], l
         f"`for` over an array the loop updates -> `{lax}.fori_loop` reading each row from the "
         f"updated array (NumPy's iteration)",
         targets=targets,
-        index_checks={index} if index in targets else set(),
+        # as for a range: a loop left by a traced `break`/`return` fails under jit as Python
+        index_checks={index} if index in targets and not _traced_exit(an, loop) else set(),
     )
     plan.lo = replace_expr("0")
     plan.hi = replace_expr(f"len({it.id})")

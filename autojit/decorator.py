@@ -36,6 +36,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
+from .gastconv import ChildFields
 from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
 
@@ -975,7 +976,7 @@ def _decode_fc(data: tuple[Any, ...]) -> FunctionConversion:
 
 _NOT_CHILDREN = {"ctx", "id", "attr", "kind", "type_comment", "name", "arg", "module", "level"}
 _NOT_CHILDREN |= {"is_async", "conversion", "simple", "op", "names"}
-_child_fields: dict[type, tuple[str, ...]] = {}
+_child_fields = ChildFields(_NOT_CHILDREN)
 
 
 def _remap(
@@ -1013,9 +1014,7 @@ def _remap(
         if kind is name_type:
             names.add(node.id)  # type: ignore[attr-defined]
         elif kind is not const_type:
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+            fields = fields_of[kind]
             for field in fields:
                 value = getattr(node, field, None)
                 if type(value) is list:
@@ -1143,9 +1142,7 @@ def _remap_in_place(
             ):
                 continue  # on unchanged lines only, and so is everything inside it
         if kind is not const_type:
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+            fields = fields_of[kind]
             for field in fields:
                 value = getattr(node, field, None)
                 if type(value) is list:

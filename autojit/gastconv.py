@@ -291,6 +291,19 @@ def gast_to_ast_line_1(node: Any) -> Any:
 _child_fields: dict[type, tuple[str, ...]] = {}
 
 
+class ChildFields(dict):
+    """The table of the hand-written tree walks: for each node class, the fields that may hold
+    child nodes (``kind._fields`` less ``skip``), computed on first use of a class."""
+
+    def __init__(self, skip: frozenset[str] | set[str] | tuple[str, ...]) -> None:
+        super().__init__()
+        self.skip = frozenset(skip)
+
+    def __missing__(self, kind: type) -> tuple[str, ...]:
+        fields = self[kind] = tuple(f for f in kind._fields if f not in self.skip)
+        return fields
+
+
 def walk(node: Any) -> list:
     """The nodes of ``node``'s tree, itself included: the nodes ``ast.walk`` yields (in
     depth-first order, not breadth-first), listed at once without a generator per node."""

@@ -27,7 +27,7 @@ from .analysis.statics import (
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
-from .gastconv import ast_to_gast
+from .gastconv import ChildFields, ast_to_gast
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, mark_original, splice_block
 from .scope import ModuleScope, module_scope
@@ -272,7 +272,7 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
 
 _WORD = re.compile(r"\w+")
 _LEAVES = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "type_comment"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_CHILD_FIELDS = ChildFields(_LEAVES)
 
 
 def _calls(node):
@@ -284,9 +284,7 @@ def _calls(node):
         kind = type(n)
         if kind is Call:
             yield n
-        fields = _CHILD_FIELDS.get(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAVES)
+        fields = _CHILD_FIELDS[kind]
         for f in fields:
             v = getattr(n, f, None)
             if type(v) is list:

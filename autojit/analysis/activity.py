@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import gast
 
+from ..gastconv import ChildFields
+
 
 @dataclass
 class Activity:
@@ -164,7 +166,7 @@ def _add_expr(act: Activity, node) -> None:
 # method lookups and generic visits cost a fifth of the analyses).
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp)
 _NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "kind", "type_comment", "conversion"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_FIELDS = ChildFields(_NOT_NODES)
 
 
 def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
@@ -221,9 +223,7 @@ def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
             _names(n, inner_reads, set(), set())
         reads |= inner_reads - bound
         return
-    fields = _FIELDS.get(t)
-    if fields is None:
-        fields = _FIELDS[t] = tuple(f for f in t._fields if f not in _NOT_NODES)
+    fields = _FIELDS[t]
     for f in fields:
         v = getattr(node, f, None)
         if type(v) is list:
@@ -326,11 +326,7 @@ def names_in(root) -> set[str]:
             out.add(node.id)
         elif t in defs:
             out.add(node.name)
-        fields = _WALK_FIELDS.get(t)
-        if fields is None:
-            fields = _WALK_FIELDS[t] = tuple(
-                f for f in t._fields if f not in ("ctx", "op", "ops", "kind", "type_comment")
-            )
+        fields = _WALK_FIELDS[t]
         for f in fields:
             v = getattr(node, f, None)
             if type(v) is list:
@@ -342,7 +338,7 @@ def names_in(root) -> set[str]:
     return out
 
 
-_WALK_FIELDS: dict[type, tuple[str, ...]] = {}
+_WALK_FIELDS = ChildFields(("ctx", "op", "ops", "kind", "type_comment"))
 
 
 def contains(root, kinds: tuple[type, ...]) -> bool:
@@ -354,11 +350,7 @@ def contains(root, kinds: tuple[type, ...]) -> bool:
         t = type(node)
         if t in kinds:
             return True
-        fields = _WALK_FIELDS.get(t)
-        if fields is None:
-            fields = _WALK_FIELDS[t] = tuple(
-                f for f in t._fields if f not in ("ctx", "op", "ops", "kind", "type_comment")
-            )
+        fields = _WALK_FIELDS[t]
         for f in fields:
             v = getattr(node, f, None)
             if type(v) is list:

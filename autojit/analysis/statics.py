@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..gastconv import ChildFields
 from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES, STATIC_PARAMETERS
 from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
@@ -996,9 +997,7 @@ def _index_calls(
                     by_jitted.setdefault(f.args[0].id, []).append(((key, path), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
         kind = type(node)
-        fields = _CALL_FIELDS.get(kind)
-        if fields is None:  # (fields that hold no node, and contexts, are left out)
-            fields = _CALL_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+        fields = _CALL_FIELDS[kind]
         children: list[ast.AST] = []
         for name in fields:
             v = getattr(node, name, None)
@@ -1010,7 +1009,7 @@ def _index_calls(
             push((children[i], inner, path + (i,), entire))
 
 
-_CALL_FIELDS: dict[type, tuple[str, ...]] = {}
+_CALL_FIELDS = ChildFields(_NOT_NODES)  # contexts and fields with no node left out
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 

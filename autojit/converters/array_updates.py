@@ -21,7 +21,7 @@ import re
 import gast
 
 from ..analysis import Kind, Value, dotted_name
-from ..gastconv import walk
+from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
 from ..templates import name, replace, replace_expr
@@ -637,7 +637,7 @@ def _user_at_with_mask(ctx: Context) -> None:
 
 
 _AT_SKIP = frozenset({"ctx", "op", "ops"})  # nodes without children, never an attribute
-_at_fields: dict[type, tuple[str, ...]] = {}
+_at_fields = ChildFields(_AT_SKIP)
 
 
 def _reads_at(stmt) -> bool:
@@ -654,9 +654,7 @@ def _reads_at(stmt) -> bool:
         kind = type(n)
         if kind is Attribute and n.attr == "at":
             return True
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _AT_SKIP)
+        fields = fields_of[kind]
         for f in fields:
             v = getattr(n, f, None)
             if type(v) is list:

@@ -31,6 +31,7 @@ import re
 import gast
 
 from ..analysis import Kind, dotted_name
+from ..gastconv import ChildFields
 from ..templates import copy_expr, name, replace_expr
 from .base import Context, StatementExpressionRewriter, walk_statements
 
@@ -100,9 +101,7 @@ def _may_apply(ctx: Context) -> bool:
             fname = dotted_name(f)
             if fname and scope.qualified(fname) in _SIZED:
                 return True
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in _LEAVES)
+        fields = fields_of[kind]
         for field in fields:
             v = getattr(n, field, None)
             if type(v) is list:
@@ -115,7 +114,7 @@ def _may_apply(ctx: Context) -> bool:
 
 
 _LEAVES = frozenset({"ctx", "op", "ops"})  # nodes without children
-_walk_fields: dict[type, tuple[str, ...]] = {}
+_walk_fields = ChildFields(_LEAVES)
 
 
 class _Rewriter(StatementExpressionRewriter):

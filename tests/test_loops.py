@@ -1167,6 +1167,114 @@ def test_break_flag_is_the_condition_and_scalar_carry_uses_where(n, t):
     assert "lax.cond" not in conv.text and "eval_shape" not in conv.text
 
 
+# -- the loop's own state tells that it broke: no carried flag ---------------------------------
+
+
+@pytest.mark.parametrize("t", [-5.0, 0.5, 2.0])
+def test_break_stop_encoded_in_first_index(t):
+    """`idx = -1` and the body's only write `idx = i` under the break (i >= 0): the loop runs while
+    `idx < 0`, the flag is local to the body (the hand-written form, no third carried value)."""
+    src = """
+    def g(x, n, t):
+        idx = -1
+        for i in range(n):
+            if x[i] > t:
+                idx = i
+                break
+        return idx
+    """
+    x = np.linspace(0, 1, 7, dtype=np.float32)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 7)]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "return jnp.logical_and(idx < 0, i < n)" in conv.text
+    assert "break_ = False" not in conv.text
+    assert "idx, i = carry" in conv.text  # two values carried
+    assert any("runs while `idx < 0`" in c.message for c in conv.changes)
+
+
+def test_break_stop_encoded_counter_from_a_constant_start_index_live_after():
+    """`range(2, n)`: the counter is >= 2, so `idx = 1` before the loop is below any index; the
+    loop variable read after the loop gets its own counter."""
+    src = """
+    def g(x, n, t):
+        idx = 1
+        i = -5
+        for i in range(2, n):
+            if x[i] > t:
+                idx = i
+                break
+        return idx, i
+    """
+    x = f32(9, 9, 0.1, 0.2, 0.9, 0.3)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 2, 3, 6) for t in (0.5, 2.0)]
+    conv = check(src, "g", calls, codes=("AJ202", "AJ205"))
+    assert "idx < 2" in conv.text and "break_ = False" not in conv.text
+
+
+def test_break_stop_encoded_in_a_found_flag_and_a_status_literal():
+    src = """
+    def g(x, n, t):
+        found = False
+        s = jnp.float32(0)
+        for i in range(n):
+            s = s + x[i]
+            if x[i] > t:
+                found = True
+                break
+        return found, s
+
+    def h(x, t):
+        status = 5
+        k = 0
+        while k < x.shape[0]:
+            if x[k] > t:
+                status = 3
+                break
+            k += 1
+        return status, k
+    """
+    x = f32(0.1, 0.7, 0.2, 0.9)
+    conv = check(src, "g", [(x, i32(n), np.float32(t)) for n in (0, 1, 4) for t in (0.5, 2.0)])
+    check(src, "h", [(x, np.float32(t)) for t in (-1.0, 0.5, 0.8, 2.0)])
+    assert "jnp.logical_and(jnp.logical_not(found), i < n)" in conv.text
+    assert "jnp.logical_and(status > 3, k < x.shape[0])" in conv.text
+    assert "break_ = False" not in conv.text
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # 0 is an index the loop can find
+        "idx = 0\nfor i in range(n):\n    if x[i] > t:\n        idx = i\n        break\n",
+        # a traced start: the counter may pass through -1
+        "idx = -1\nfor i in range(n - 4, n):\n    if x[i] > t:\n        idx = i\n        break\n",
+        # written on the iterations that go on too
+        "idx = -1\nfor i in range(n):\n    idx = -1\n    if x[i] > t:\n        idx = i\n"
+        "        break\n",
+        # the same literal: the break does not change it
+        "idx = 2\nfor i in range(n):\n    if x[i] > t:\n        idx = 2\n        break\n",
+        # not a literal before the loop
+        "idx = -1\nidx = idx * n\nfor i in range(n):\n    if x[i] > t:\n        idx = i\n"
+        "        break\n",
+        # floats: two literals may be one float32
+        "idx = -1.0\nfor i in range(n):\n    if x[i] > t:\n        idx = 1.0\n        break\n",
+        # the else reads the flag after the loop
+        "idx = -1\nfor i in range(n):\n    if x[i] > t:\n        idx = i\n        break\n"
+        "else:\n    idx = -7\n",
+        # the loop variable changed in the body
+        "idx = -1\nfor i in range(n):\n    i = i - 2\n    if x[i] > t:\n        idx = i\n"
+        "        break\n",
+    ],
+)
+def test_break_flag_kept_where_the_state_does_not_prove_the_stop(src):
+    src = "def g(x, n, t):\n" + textwrap.indent(src + "return idx\n", "    ")
+    x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 6) for t in (0.85, 0.5, 2.0, -1.0)]
+    conv = check(src, "g", calls, codes=("AJ205",))
+    assert "break_ = False" in conv.text
+    assert "logical_not(break_)" in conv.text
+
+
 def test_break_flag_rest_of_if_body_and_else_and_statements_after():
     src = """
     def g(x, n, t):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
-from ..analysis.activity import expr_activity
+from ..analysis.activity import ActivityAnalysis, expr_activity
 from ..analysis.dataflow import Liveness
 from ..jaxapi import SHAPE_ARGUMENTS
 from ..render import replace_statements
@@ -1751,8 +1751,14 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         ctx.fn._aj_dropped = getattr(ctx.fn, "_aj_dropped", []) + [ctx.location(d) for d in dead]
     if cont:
         body = _init_flag(body, cont)
+    # the loop's own state may tell that it broke: then `break_` is local to the body
+    encoded = (
+        _stop_encoded(ctx, block, loop, body, brk, plan)
+        if brk and kinds == {"break"} and not loop.orelse and plan.kind in ("while", "fori")
+        else None
+    )
     before: list = []
-    if brk:
+    if brk and encoded is None:
         before += replace(f"{brk} = False")
     if retval and tail is not None:
         # the value returned when the loop does not return: computed before the loop (it reads
@@ -1779,11 +1785,12 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
     if isinstance(loop, gast.While):
         loop.body = body
         loop.orelse = orelse
+        going = encoded or f"{jnp}.logical_not({brk})"
         if brk and isinstance(loop.test, gast.Constant) and loop.test.value is True:
-            loop.test = replace_expr(f"{jnp}.logical_not({brk})")
+            loop.test = replace_expr(going)
         elif brk:
             loop.test = replace_expr(
-                f"{jnp}.logical_and({jnp}.logical_not({brk}), {_PH.format('T')})",
+                f"{jnp}.logical_and({going}, {_PH.format('T')})",
                 **{_PH.format("T"): _logical(ctx, loop.test)},
             )
         plan.test = loop.test
@@ -1821,7 +1828,8 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         else:
             in_range = f"{counter} < {hi}"
             step_text = "1"
-        test_text = f"{jnp}.logical_and({jnp}.logical_not({brk}), {in_range})" if brk else in_range
+        going = encoded or f"{jnp}.logical_not({brk})"
+        test_text = f"{jnp}.logical_and({going}, {in_range})" if brk else in_range
         test = replace_expr(
             test_text,
             **{hi: plan.hi, st: copy_expr(plan.step) if plan.step is not None else None},
@@ -1850,8 +1858,113 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         "AJ205",
         loop,
         f"{what} inside a converted loop -> flags {flags} carried in the loop state and "
-        f"guarded `if` statements",
+        f"guarded `if` statements"
+        if encoded is None
+        else f"{what} inside a converted loop -> flag {flags} in the body and guarded `if` "
+        f"statements; the loop runs while `{encoded}` (true in its state until the break), "
+        f"no flag carried",
     )
+
+
+def _int_literal(node) -> int | bool | None:
+    """The value of an int or bool literal (``-1`` included), else None."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, bool):
+        return node.value
+    if (
+        isinstance(node, gast.UnaryOp)
+        and isinstance(node.op, (gast.USub, gast.UAdd))
+        and isinstance(node.operand, gast.Constant)
+        and type(node.operand.value) is int
+    ):
+        return -node.operand.value if isinstance(node.op, gast.USub) else node.operand.value
+    return None
+
+
+def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _Plan) -> str | None:
+    """A test on the loop's own state that is false exactly once the loop broke, or None.
+
+    ``v = c`` (an int or bool literal) before the loop, and the body's only write of ``v`` is
+    ``v = w`` in the ``if break_:`` that follows ``break_ = <test>``, where ``w`` surely differs
+    from ``c`` (another literal of the same type, or the counter of a ``range(lo, ...)`` with
+    ``c < lo``): then ``v`` still holds ``c`` while the loop runs, and the condition reads it
+    instead of carrying ``break_`` (one value less in the loop state; the flag is local to the
+    body). The test is an order comparison (``v < lo``), which XLA's CPU code runs faster than an
+    equality.
+    """
+    sets = [k for k, s in enumerate(body) if _assigns(s, brk)]
+    stores = [
+        n
+        for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        if isinstance(n, gast.Name) and n.id == brk and isinstance(n.ctx, (gast.Store, gast.Del))
+    ]
+    if len(sets) != 1 or len(stores) != 1 or sets[0] + 1 >= len(body):
+        return None
+    k = sets[0]
+    taken = body[k + 1]
+    if not (
+        isinstance(taken, gast.If)
+        and isinstance(taken.test, gast.Name)
+        and taken.test.id == brk
+        and not taken.orelse
+    ):
+        return None
+    i = next((j for j, s in enumerate(block) if s is loop), None)
+    if i is None:
+        return None
+    declared = {
+        name
+        for n in gast.walk(ctx.fn)
+        if isinstance(n, (gast.Global, gast.Nonlocal))
+        for name in n.names
+    }
+    everything = gast.Module(body=body, type_ignores=[])
+    for st in taken.body:
+        if not (isinstance(st, gast.Assign) and len(st.targets) == 1):
+            continue
+        target = st.targets[0]
+        if not isinstance(target, gast.Name) or target.id in declared or target.id == brk:
+            continue
+        v = target.id
+        writes = [
+            n
+            for n in gast.walk(everything)
+            if isinstance(n, gast.Name) and n.id == v and isinstance(n.ctx, (gast.Store, gast.Del))
+        ]
+        if writes != [target] or v in ActivityAnalysis().of_block(body).mutates:
+            continue
+        initial = None
+        for prev in reversed(block[:i]):
+            if isinstance(prev, gast.Assign) and _assigns(prev, v):
+                initial = _int_literal(prev.value)
+                break
+            act = ctx.analysis.activity.of(prev)
+            if v in act.writes | act.mutates or any(
+                isinstance(n, gast.Name) and n.id == v and not isinstance(n.ctx, gast.Load)
+                for n in gast.walk(prev)
+            ):
+                break
+        if initial is None or not -(2**31) <= initial < 2**31:
+            continue
+        new = _int_literal(st.value)
+        if new is not None and type(new) is type(initial) and new != initial:
+            if isinstance(initial, bool):
+                return v if initial else f"{ctx.names.jnp}.logical_not({v})"
+            if -(2**31) <= new < 2**31:
+                return f"{v} < {new}" if initial < new else f"{v} > {new}"
+            continue
+        lo = _const_int(plan.lo) if plan.kind == "fori" else None
+        if (
+            type(initial) is int
+            and lo is not None
+            and initial < lo
+            and plan.step is None
+            and not plan.index_prelude
+            and isinstance(st.value, gast.Name)
+            and st.value.id == plan.index
+            and plan.index not in ctx.analysis.activity.of_block(loop.body).writes
+        ):
+            return f"{v} < {lo}"
+    return None
 
 
 def _logical(ctx: Context, test):

@@ -81,6 +81,12 @@ Env = dict[str, Value]
 _COMPARE_OPS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
 
 
+def _apply_generated(target, tree, env: Env, full: bool) -> None:
+    from .generated import apply
+
+    apply(target, tree, env, full)
+
+
 def _join_env(a: Env, b: Env) -> Env:
     out = dict(a)
     for k, v in b.items():
@@ -98,8 +104,16 @@ class ValueAnalysis:
         activity: ActivityAnalysis,
         param_values: dict[str, Value],
         enclosing: dict[str, Value] | None = None,
+        outer: ValueAnalysis | None = None,
+        packed: dict[str, list[Value]] | None = None,
     ) -> None:
         self.scope = scope
+        # local function definitions seen so far (the functions of autojit's own lax.cond /
+        # loops, see .generated), tuples a parameter holds, and the generated calls' results
+        self.defs: dict[str, gast.FunctionDef] = {}
+        self.outer = outer
+        self.packed = packed or {}
+        self.generated_cache: dict = outer.generated_cache if outer is not None else {}
         # values of the enclosing function's names, for a nested function's free variables
         self.enclosing = enclosing or {}
         self.activity = activity
@@ -123,8 +137,18 @@ class ValueAnalysis:
             v = self.value(s.value, env)
             if isinstance(s.value, gast.Name) and v.kind in (Kind.TRACED, Kind.NUMPY, Kind.UNKNOWN):
                 v = replace(v, alias_of=s.value.id)  # `y = x`: both names are one array
+            tree: object = None
+            full = False
+            if isinstance(s.value, gast.Call) and (self.defs or self.outer is not None):
+                from . import generated
+
+                tree = generated.results(self, s.value, env)  # autojit's own lax.cond / loops
+            elif isinstance(s.value, gast.Name) and s.value.id in self.packed:
+                tree, full = self.packed[s.value.id], True  # a loop body unpacking its carry
             for t in s.targets:
                 self.bind(t, v, env, s.value)
+                if tree is not None:
+                    _apply_generated(t, tree, env, full)
             return env
         if isinstance(s, gast.AnnAssign):
             if s.value is not None:
@@ -174,6 +198,8 @@ class ValueAnalysis:
             return self.block(s.finalbody, e)
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             env[s.name] = STATIC
+            if isinstance(s, gast.FunctionDef):
+                self.defs[s.name] = s
             return env
         # anything else: names it writes become unknown
         for name in self.activity.of(s).writes:
@@ -252,6 +278,15 @@ class ValueAnalysis:
         if name in _BUILTINS:
             return STATIC
         return UNKNOWN
+
+    def local_def(self, name: str) -> gast.FunctionDef | None:
+        """The local function ``name`` defined before (here or in an enclosing analysis)."""
+        va: ValueAnalysis | None = self
+        while va is not None:
+            if name in va.defs:
+                return va.defs[name]
+            va = va.outer
+        return None
 
     # -- expressions -----------------------------------------------------------------------
     def value_at(self, node, stmt) -> Value:

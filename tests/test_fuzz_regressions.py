@@ -745,3 +745,169 @@ def test_enumerate_loop_with_traced_return_checks_index_as_range_loop() -> None:
         "    return (x, y, s, t, c)\n"
     )
     assert out.kind == "converted"
+
+
+def _refused_codes(src: str) -> list[tuple[str, int]]:
+    return [
+        (r.code, r.location.line) for r in autojit.convert_source(src, all_functions=True).refusals
+    ]
+
+
+def test_alias_survives_a_converted_inner_if() -> None:
+    """`s = x[0]` aliases `x`; in the loop `s` is reassigned under an `if` (`s = x[0]` again),
+    so the updates of `x` are refused (AJ901, `s` read later). The inner `if` became
+    `t, s = jax.lax.cond(...)`, whose result the second conversion took for a fresh array: it
+    converted `x[n - 1] += ...` (not idempotent). Results of autojit's own lax.cond now alias
+    what the branch functions return."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = x[0]\n"
+        "    t = y[1]\n"
+        "    c = 0\n"
+        "    i = 0\n"
+        "    while i < n and (not -0.5 < s < s):\n"
+        "        i += 1\n"
+        "        if c < k:\n"
+        "            x[n - 1] += jnp.maximum(t, float(n))\n"
+        "        elif c == 0:\n"
+        "            pass\n"
+        "        elif a > a or (k > 1 or n > 3):\n"
+        "            x[y < a] = s\n"
+        "            t = jnp.minimum(1.5 * -1.0, a)\n"
+        "            if a == float(n):\n"
+        "                t = jnp.maximum(s, x[-1])\n"
+        "            else:\n"
+        "                s = x[0]\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    check(src)
+    text = _twice(src)
+    assert "jax.lax.cond(" in text
+    assert [c for c, _ in _refused_codes(text)].count("AJ901") == 2
+
+
+_LOOP_ALIAS = {
+    "while": (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = x[0]\n"
+        "    i = 0\n"
+        "    while i < n and a > s:\n"
+        "        i += 1\n"
+        "        if a > 1.0:\n"
+        "            s = x[1]\n"
+        "    x[0] = 5.0\n"
+        "    return x, s\n"
+    ),
+    "nested-while": (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = x[0]\n"
+        "    i = 0\n"
+        "    while i < n and a > s:\n"
+        "        i += 1\n"
+        "        j = 0\n"
+        "        while j < n and a > y[j]:\n"
+        "            j += 1\n"
+        "            if a > 1.0:\n"
+        "                s = x[1]\n"
+        "    x[0] = 5.0\n"
+        "    return x, s\n"
+    ),
+    "fori": (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = x[0]\n"
+        "    t = 0.0\n"
+        "    for i in range(x.shape[0] * 40):\n"
+        "        t = t + a\n"
+        "        if a > t:\n"
+        "            s = x[1]\n"
+        "    x[0] = 5.0\n"
+        "    return x, s, t\n"
+    ),
+}
+
+
+def test_alias_survives_converted_loops() -> None:
+    """The same through autojit's while_loop / fori_loop: the carry's aliases are the loop's
+    (a fixpoint over the body function, as over the loop), so the update after the loop that
+    the first conversion refused (AJ901) is refused on the second too."""
+    for name, src in _LOOP_ALIAS.items():
+        assert check(src).kind == "refused", name
+        text = _twice(src)
+        assert "_loop(" in text, name
+        assert any(c == "AJ901" for c, _ in _refused_codes(text)), name
+
+
+def test_alias_through_a_scan_body() -> None:
+    """A scan as autojit writes it (carry tuple unpacked in the body, an inner lax.cond): `s`
+    still aliases `y` after it, so `y[0] = 5.0` is refused."""
+    src = (
+        "import jax.numpy as jnp\n"
+        "import jax\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = y[0]\n"
+        "    t = 0.0\n"
+        "    def _body(carry, v):\n"
+        "        s, t = carry\n"
+        "        t = t + v\n"
+        "        def _then(s):\n"
+        "            return y[1]\n"
+        "        def _else(s):\n"
+        "            return s\n"
+        "        s = jax.lax.cond(v > a, _then, _else, s)\n"
+        "        return (s, t), None\n"
+        "    (s, t), _ = jax.lax.scan(_body, (s, t), x)\n"
+        "    y[0] = 5.0\n"
+        "    return y, s\n"
+    )
+    assert _refused_codes(src) == [("AJ901", 17)]
+    # a branch giving another array: the alias is lost, as after the `if` it came from
+    mirror = src.replace("return y[1]", "return x[1]")
+    assert _refused_codes(mirror) == []
+
+
+def test_alias_lost_on_one_branch_is_lost_after_the_loop() -> None:
+    """The mirror case: `s` aliases `y` on one branch only, so after the `if` (and the loop) it
+    aliases nothing, as before the conversion: `x[0] = 5.0` is converted, both times."""
+    src = _LOOP_ALIAS["while"].replace("s = x[1]", "s = y[1]")
+    assert check(src).kind == "converted"
+    assert "x = x.at[0].set(5.0)" in _twice(src)
+
+
+def test_kept_elif_under_a_moved_return_is_written_else_if() -> None:
+    """The trailing `return` moved into the `else` of a kept `if c == 0:` (its body returns under
+    a traced test), after the kept (refused, AJ919) `elif` chain: that block holds the `if` and
+    the `return`, which Python can only write `else:` + `if ...:`. The oracle took the kept
+    `elif` for a rewritten one (refusal-changed); the statement is kept, only its keyword is
+    Python's (the oracle accepts exactly that: the same test after an `else:`)."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 1.0\n"
+        "    t = -1.0\n"
+        "    c = 0\n"
+        "    if c == 0:\n"
+        "        s += jnp.where(x[0] > t, t, y[2])\n"
+        "        if (n == 3 or t < s < a) or y[n - 1] == 0.5:\n"
+        "            return x, y, s, t, c\n"
+        "        s = a * 0.5\n"
+        "    elif (x[n - 1]) < 0.5 < 0.0:\n"
+        "        t = t\n"
+        "    else:\n"
+        "        if float(n) < x[0] < -0.5:\n"
+        "            t = jnp.maximum(s, -0.5)\n"
+        "        else:\n"
+        "            s += y[0]\n"
+        "    return x, y, s, t, c\n"
+    )
+    out = check(src)
+    assert "    else:\n        if (x[n - 1]) < 0.5 < 0.0:\n" in out.converted
+    assert any(r.startswith("AJ919 line 13") for r in out.refusals), out.refusals
+    _twice(src)

@@ -36,6 +36,7 @@ class _Table(dict):
         target: Any,
         special: Callable[[_Table, type], Converter | None],
         positions: bool | str = True,
+        marks: bool = False,
     ) -> None:
         super().__init__()
         self.target = target
@@ -43,6 +44,8 @@ class _Table(dict):
         # True: copy the nodes' positions (lineno...); False: none; "line 1": every positioned
         # node at line 1, column 0 (all that ast.unparse needs)
         self.positions = positions
+        # each new node marked original as it is made (what `render.mark_original` writes)
+        self.marks = marks
 
     def locate(self, new: Any, node: Any) -> Any:
         """``ast.copy_location(new, node)``, as this table places nodes."""
@@ -53,7 +56,10 @@ class _Table(dict):
         return ast.copy_location(new, node) if self.positions else new
 
     def __missing__(self, kind: type) -> Converter:
-        fn = self.special(self, kind) or self._generic(kind)
+        fn = self.special(self, kind)
+        if fn is not None and self.marks and not getattr(fn, "marks", False):
+            fn = _marking(fn)
+        fn = fn or self._generic(kind)
         self[kind] = fn
         return fn
 
@@ -82,6 +88,9 @@ class _Table(dict):
         checked = frozenset(("lineno", "col_offset")) if ast_location else frozenset()
         line_1 = self.positions == "line 1" and "lineno" in new_cls._attributes
         table, new_node, AST = self, _new_node, ast.AST
+
+        if self.marks and not line_1 and not checked:
+            return _marked_plain(self, new_cls, fields, copy_attrs, extra)
 
         if not extra and not line_1 and not checked:
             # the common case, kept lean: fields, then positions copied as they are
@@ -152,6 +161,160 @@ def _none(node: Any) -> None:
     return None
 
 
+# -- marks of the original nodes ------------------------------------------------------------------
+# (`render.mark_original`'s attributes, written as each node is made: ``_aj_orig``; for a node
+# other than a context or operator, ``_aj_children`` (the ids of its child nodes, contexts and
+# operators left out), ``_aj_span`` (it has a position) and ``_aj_orig_<block>`` (a copy of each
+# statement list); a context or operator gets ``_aj_children = ()``.)
+
+# fields of gast nodes that never hold a node
+SCALAR_FIELDS = frozenset({"id", "attr", "kind", "type_comment", "conversion", "is_async", "level",
+                           "module", "arg", "asname"})  # fmt: skip
+BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
+_LEAF_BASES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+# the gast classes of nodes that are children (contexts and operators are not)
+CHILD_CLASSES = frozenset(
+    c
+    for c in vars(gast).values()
+    if isinstance(c, type) and issubclass(c, gast.AST) and not issubclass(c, _LEAF_BASES)
+)
+
+
+def _mark_info(new_cls: type) -> tuple[bool, tuple[str, ...], bool, bool, bool]:
+    """(context or operator, the fields that may hold child nodes, whether the class has
+    ``end_lineno`` / ``lineno`` itself, whether it holds statement blocks)."""
+    fields = tuple(new_cls._fields)
+    return (
+        issubclass(new_cls, _LEAF_BASES),
+        tuple(f for f in fields if f not in SCALAR_FIELDS),
+        hasattr(new_cls, "end_lineno"),
+        hasattr(new_cls, "lineno"),
+        "body" in fields or "handlers" in fields,
+    )
+
+
+def mark_node(new: Any) -> Any:
+    """Mark a node original, and the nodes in it not marked yet (a special converter's own
+    nodes: ``gast.Param()``, an except handler's name)."""
+    leaf, mfields, has_end, has_line, blocks = _MARK_INFO[type(new)]
+    d = new.__dict__
+    d["_aj_orig"] = True
+    if leaf:
+        d["_aj_children"] = ()
+        return new
+    kids = []
+    child = CHILD_CLASSES
+    for f in mfields:
+        v = d.get(f)
+        for x in v if type(v) is list else (v,):
+            if isinstance(x, gast.AST):
+                if "_aj_orig" not in x.__dict__:
+                    mark_node(x)
+                if type(x) in child:
+                    kids.append(id(x))
+    d["_aj_children"] = tuple(kids)
+    if ("end_lineno" in d or has_end) and ("lineno" in d or has_line):
+        d["_aj_span"] = True
+    if blocks:
+        for f in BLOCK_FIELDS:
+            blk = d.get(f)
+            if type(blk) is list:
+                d["_aj_orig_" + f] = list(blk)
+    return new
+
+
+class _MarkInfo(dict):
+    def __missing__(self, kind: type) -> tuple[bool, tuple[str, ...], bool, bool, bool]:
+        info = self[kind] = _mark_info(kind)
+        return info
+
+
+_MARK_INFO = _MarkInfo()
+
+
+def _marking(fn: Converter) -> Converter:
+    def marked(node: Any) -> Any:
+        new = fn(node)
+        return mark_node(new) if new is not None else new
+
+    return marked
+
+
+def _marked_plain(
+    table: _Table,
+    new_cls: Any,
+    fields: tuple[str, ...],
+    copy_attrs: tuple[str, ...],
+    extra: tuple[tuple[str, Callable[[], Any]], ...],
+) -> Converter:
+    """``_Table.make``'s converter, each new node marked as :func:`mark_node` marks it, in the
+    same pass (the child ids listed in the gast class's field order)."""
+    leaf, mfields, has_end, has_line, blocks = _MARK_INFO[new_cls]
+    new_node, AST, child = _new_node, ast.AST, CHILD_CLASSES
+    if leaf:  # a context or operator: no fields, no position
+
+        def leaf_node(node: Any) -> Any:
+            new: Any = new_node(new_cls)
+            d = new.__dict__
+            d["_aj_orig"] = True
+            d["_aj_children"] = ()
+            return new
+
+        leaf_node.marks = True  # type: ignore[attr-defined]
+        return leaf_node
+    block_fields = tuple(f for f in BLOCK_FIELDS if f in new_cls._fields) if blocks else ()
+    # the children listed as they are converted where the fields come in the gast class's
+    # order (all classes but `arguments`; the extra fields hold no node)
+    in_order = [f for f in fields if f in mfields] == [f for f in mfields if f in fields]
+    in_order = in_order and all(f in fields or f in (e[0] for e in extra) for f in mfields)
+
+    def marked(node: Any) -> Any:
+        new: Any = new_node(new_cls)
+        d = new.__dict__
+        kids: list = []
+        for field in fields:
+            try:
+                v = getattr(node, field)
+            except AttributeError:
+                continue
+            if type(v) is list:
+                w = d[field] = [table[type(x)](x) if isinstance(x, AST) else x for x in v]
+                kids += [id(x) for x in w if type(x) in child]
+            elif isinstance(v, AST):
+                w = d[field] = table[type(v)](v)
+                if type(w) in child:
+                    kids.append(id(w))
+            else:
+                d[field] = v
+        for field, value in extra:
+            d[field] = value()
+        for attr in copy_attrs:
+            try:
+                d[attr] = getattr(node, attr)
+            except AttributeError:
+                pass
+        d["_aj_orig"] = True
+        if not in_order:
+            kids = []
+            for f in mfields:
+                v = d.get(f)
+                if type(v) is list:
+                    kids += [id(x) for x in v if type(x) in child]
+                elif type(v) in child:
+                    kids.append(id(v))
+        d["_aj_children"] = tuple(kids)
+        if ("end_lineno" in d or has_end) and ("lineno" in d or has_line):
+            d["_aj_span"] = True
+        for f in block_fields:
+            blk = d.get(f)
+            if type(blk) is list:
+                d["_aj_orig_" + f] = list(blk)
+        return new
+
+    marked.marks = True  # type: ignore[attr-defined]
+    return marked
+
+
 # -- ast -> gast --------------------------------------------------------------------------------
 
 
@@ -161,6 +324,33 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
         # the most common node, written out: gast.Name(id, ctx, None, None), then
         # ast.copy_location (a None lineno / col_offset is not copied)
         name_cls, new_node, placed = gast.Name, _new_node, table.positions is True
+        if table.marks:
+            # marked as `mark_node` marks it: no child node (a context is none), a span where
+            # the node has a line (gast.Name has a class `end_lineno`, no class `lineno`)
+            assert placed and _mark_info(name_cls)[1:4] == (("ctx", "annotation"), True, False)
+
+            def conv_name_marked(node: Any) -> Any:
+                new = new_node(name_cls)
+                d = new.__dict__
+                d["id"] = node.id
+                ctx = node.ctx
+                d["ctx"] = table[type(ctx)](ctx)
+                d["annotation"] = d["type_comment"] = None
+                v = getattr(node, "lineno", None)
+                if v is not None:
+                    d["lineno"] = v
+                    d["_aj_span"] = True
+                v = getattr(node, "col_offset", None)
+                if v is not None:
+                    d["col_offset"] = v
+                d["end_lineno"] = node.end_lineno
+                d["end_col_offset"] = node.end_col_offset
+                d["_aj_orig"] = True
+                d["_aj_children"] = ()
+                return new
+
+            conv_name_marked.marks = True  # type: ignore[attr-defined]
+            return conv_name_marked
 
         def conv_name(node: Any) -> Any:
             new = new_node(name_cls)
@@ -218,12 +408,19 @@ def _to_gast_special(table: _Table, kind: type) -> Converter | None:
 
 _to_gast = _Table(gast, _to_gast_special)
 _to_gast_unplaced = _Table(gast, _to_gast_special, positions=False)
+_to_gast_marked = _Table(gast, _to_gast_special, marks=True)
 
 
 def ast_to_gast(node: Any, positions: bool = True) -> Any:
     """``gast.ast_to_gast(node)``, faster; with ``positions=False`` the new nodes have no
     ``lineno``/``col_offset``/``end_lineno``/``end_col_offset`` (generated code)."""
     return (_to_gast if positions else _to_gast_unplaced)(node)
+
+
+def ast_to_gast_original(node: Any) -> Any:
+    """``ast_to_gast(node)`` with every new node marked original as ``render.mark_original``
+    marks it, in the same pass (the user's parsed code, before any converter runs)."""
+    return _to_gast_marked(node)
 
 
 # -- gast -> ast --------------------------------------------------------------------------------

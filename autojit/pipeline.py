@@ -27,9 +27,9 @@ from .analysis.statics import (
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, walk_statements
-from .gastconv import ChildFields, ast_to_gast
+from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
-from .render import Renderer, mark_original, splice_block
+from .render import Renderer, splice_block
 from .scope import ModuleScope, module_scope
 from .source import SourceText, newline_of
 
@@ -422,8 +422,7 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         result.changes.extend(recompile_warnings(fn_ast, result.static_arguments, src, filename))
     if not active:
         return result
-    fn = ast_to_gast(fn_ast)
-    mark_original(fn)
+    fn = ast_to_gast_original(fn_ast)  # every node marked original as it is made
 
     # Each converter sees the tree as the previous ones left it, with analyses computed afresh
     # once for that pass and shared by everything in it (reused while the tree is unchanged).

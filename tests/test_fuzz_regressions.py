@@ -911,3 +911,33 @@ def test_kept_elif_under_a_moved_return_is_written_else_if() -> None:
     assert "    else:\n        if (x[n - 1]) < 0.5 < 0.0:\n" in out.converted
     assert any(r.startswith("AJ919 line 13") for r in out.refusals), out.refusals
     _twice(src)
+
+
+_TERNARY_ALIAS = (
+    "import jax.numpy as jnp\n\n"
+    "def f(x, y, a, k):\n"
+    "    n = x.shape[0]\n"
+    "    s = 1.0\n"
+    "    t = y[1]\n"
+    "    c = 0\n"
+    "    t = t if k > 1 or y[1] <= 2.0 else t\n"
+    "    y[x > 0.5] = -1.0\n"
+    "    return (x, y, s, t, c)\n"
+)
+
+
+def test_alias_survives_a_ternary_made_where() -> None:
+    """`t = t if <traced> else t` (t = y[1], a view of y): the ternary's value aliases y, so
+    `y[x > 0.5] = -1.0` is refused (AJ901). The ternary became `jnp.where(c, t, t)`, which the
+    second conversion took for a fresh array and converted the update. `jnp.where(c, a, b)` and
+    `lax.cond(c, lambda: a, lambda: b)` alias what both a and b alias (the ternary's join)."""
+    out = check(_TERNARY_ALIAS)
+    assert out.kind == "refused"
+    assert "jnp.where(" in _twice(_TERNARY_ALIAS)
+    as_cond = _TERNARY_ALIAS.replace("else t\n", "else y[0]\n")
+    assert check(as_cond).kind == "refused"
+    assert "lambda: y[0]" in _twice(as_cond)
+    # one side a fresh value: no alias, converted, both times
+    fresh = _TERNARY_ALIAS.replace("else t\n", "else y[n - 1] + 0.0\n")
+    assert check(fresh).kind == "converted"
+    assert "y = jnp.where(" in _twice(fresh)

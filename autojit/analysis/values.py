@@ -622,9 +622,32 @@ class ValueAnalysis:
         if short in ("zeros_like", "ones_like", "full_like", "empty_like") and node.args:
             src = node.args[0].id if isinstance(node.args[0], gast.Name) else None
             return Value(Kind.TRACED, shape_of=src)
-        if short == "where" and len(node.args) == 3:
-            return TRACED
+        if short == "where" and len(node.args) == 3 and not node.keywords:
+            # what a ternary `a if c else b` becomes: one of the two, as the ternary's value is
+            # (an alias only where both alias the same array, as the ternary's join gives)
+            return _selected(args[1], args[2])  # (the arguments' values, computed once)
+        if (
+            qual == "jax.lax.cond"
+            and len(node.args) == 3
+            and all(_thunk(a) for a in node.args[1:])
+            and not node.keywords
+        ):
+            # `lax.cond(p, lambda: a, lambda: b)`, the other form of a ternary
+            return _selected(self.value(node.args[1].body, env), self.value(node.args[2].body, env))
         return TRACED
+
+
+def _selected(a: Value, b: Value) -> Value:
+    alias = a.alias_of if a.alias_of == b.alias_of else None
+    return Value(Kind.TRACED, alias_of=alias) if alias else TRACED
+
+
+def _thunk(node) -> bool:
+    """`lambda: expr`: no parameters."""
+    if not isinstance(node, gast.Lambda):
+        return False
+    a = node.args
+    return not (a.args or a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg)
 
 
 def _is_basic_index(node) -> bool:

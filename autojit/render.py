@@ -189,27 +189,19 @@ class Renderer:
     def pristine(self, node) -> bool:
         key = id(node)
         memo = self._pristine
-        if key in memo:
-            return memo[key]
-        ok = bool(getattr(node, "_aj_orig", False)) and getattr(node, "_aj_span", False)
+        ok = memo.get(key)
+        if ok is not None:
+            return ok
+        d = node.__dict__
+        ok = bool(d.get("_aj_orig", False)) and bool(d.get("_aj_span", False))
         if ok:
-            # the children are the original ones, then the positioned ones are pristine, then
-            # the others (loops, not generators: this runs for every node of the function)
+            # the children are the original ones (one tuple comparison of their ids), then
+            # each is pristine (loops, not generators: this runs for every node of the function)
             kids = _children(node)
-            ok = len(kids) == len(node._aj_children)
-            if ok:
-                for c, k in zip(kids, node._aj_children, strict=True):
-                    if id(c) != k:
-                        ok = False
-                        break
+            ok = tuple(map(id, kids)) == d["_aj_children"]
             if ok:
                 for c in kids:
-                    if hasattr(c, "lineno") and not self.pristine(c):
-                        ok = False
-                        break
-            if ok:
-                for c in kids:
-                    if not hasattr(c, "lineno") and not self._pristine_nospan(c):
+                    if not (self.pristine(c) if hasattr(c, "lineno") else self._pristine_nospan(c)):
                         ok = False
                         break
         memo[key] = ok
@@ -219,9 +211,12 @@ class Renderer:
         if not getattr(node, "_aj_orig", False):
             return False
         kids = _children(node)
-        return tuple(id(c) for c in kids) == node._aj_children and all(
-            self.pristine(c) if hasattr(c, "lineno") else self._pristine_nospan(c) for c in kids
-        )
+        if tuple(map(id, kids)) != node._aj_children:
+            return False
+        for c in kids:
+            if not (self.pristine(c) if hasattr(c, "lineno") else self._pristine_nospan(c)):
+                return False
+        return True
 
     def invalidate(self) -> None:
         self._pristine.clear()
@@ -282,21 +277,22 @@ class Renderer:
             return gast.Name(
                 id=_placeholder(len(holes) - 1), ctx=gast.Load(), annotation=None, type_comment=None
             )
-        if not isinstance(node, gast.AST):
-            return node
+        if not isinstance(node, gast.AST) or not node._fields:
+            return node  # (a context or operator: nothing in it to replace)
+        # a clone with each child node replaced (`gast.iter_fields` order: holes are numbered
+        # in it), its other attributes shared
         clone = _clone(node)
-        for field, value in gast.iter_fields(node):
-            if isinstance(value, list):
-                setattr(
-                    clone,
-                    field,
-                    [
-                        self._with_placeholders(v, holes, node) if isinstance(v, gast.AST) else v
-                        for v in value
-                    ],
-                )
-            elif isinstance(value, gast.AST):
-                setattr(clone, field, self._with_placeholders(value, holes, node))
+        cd = clone.__dict__
+        AST, visit = gast.AST, self._with_placeholders
+        for field in node._fields:
+            try:
+                value = getattr(node, field)
+            except AttributeError:
+                continue
+            if type(value) is list:
+                cd[field] = [visit(v, holes, node) if isinstance(v, AST) else v for v in value]
+            elif isinstance(value, AST):
+                cd[field] = visit(value, holes, node)
         return clone
 
     # -- statements -----------------------------------------------------------------------

@@ -941,3 +941,35 @@ def test_alias_survives_a_ternary_made_where() -> None:
     fresh = _TERNARY_ALIAS.replace("else t\n", "else y[n - 1] + 0.0\n")
     assert check(fresh).kind == "converted"
     assert "y = jnp.where(" in _twice(fresh)
+
+
+def test_static_argument_needed_only_by_dead_code() -> None:
+    """`y[:k] = ...` after a `return` (never runs) made `k` static on the first conversion, so
+    the ternary on `k > 1` stayed Python; the loop conversion left that dead code out, and the
+    second conversion, with `k` traced, rewrote the ternary. Dead code after a
+    return/break/continue/raise no longer counts for static arguments."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 1.0\n"
+        "    t = -1.0\n"
+        "    c = 0\n"
+        "    for i in range(k):\n"
+        "        if n * 0.5 == x[n - 1]:\n"
+        "            return (x, y, s, t, c)\n"
+        "            y[:k] = x[n - 1]\n"
+        "        elif (s if k > 1 else t) < x[n - 1]:\n"
+        "            pass\n"
+        "        elif c < k:\n"
+        "            c += 1\n"
+        "        elif jnp.minimum(-1.0, s) == 2.0:\n"
+        "            s = k * 1.0\n"
+        "        else:\n"
+        "            s -= jnp.max(x)\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)
+    dead = "def f(x, k):\n    return x\n    x[:k] = 0.0\n"
+    assert autojit.convert_source(dead, all_functions=True).function("f").static_argnames == ()

@@ -187,13 +187,18 @@ def _node_fields(kind: type) -> tuple[str, ...]:
 # to a test or a call: attributes, calls, comparisons, and/or, not)
 _PARENTED = frozenset({ast.Name, ast.Call, ast.Attribute, ast.Compare, ast.BoolOp, ast.UnaryOp})
 
+# statements after which the rest of their block never runs (the converters leave that dead code
+# out of a converted loop: what it alone needs static would differ on a second conversion)
+_ENDS_BLOCK = frozenset({ast.Return, ast.Break, ast.Continue, ast.Raise})
+
 
 def _index(fn) -> tuple[list, dict[int, ast.AST]]:
     """The nodes of ``fn`` in ``gast.walk`` order (breadth first) and the parent of each node
-    of a class in ``_PARENTED``."""
+    of a class in ``_PARENTED``; the dead code after a return/break/continue/raise is left out."""
     nodes = [fn]
     parents: dict[int, ast.AST] = {}
     append, AST, fields_of, parented = nodes.append, ast.AST, _node_fields, _PARENTED
+    ends = _ENDS_BLOCK
     for node in nodes:  # (the list grows as it is read)
         for f in fields_of(type(node)):
             v = getattr(node, f, None)
@@ -203,6 +208,8 @@ def _index(fn) -> tuple[list, dict[int, ast.AST]]:
                         if type(c) in parented:
                             parents[id(c)] = node
                         append(c)
+                        if type(c) in ends:
+                            break
             elif v is not None and isinstance(v, AST):
                 if type(v) in parented:
                     parents[id(v)] = node

@@ -1241,6 +1241,54 @@ def test_break_stop_encoded_in_a_found_flag_and_a_status_literal():
     assert "break_ = False" not in conv.text
 
 
+def test_break_stop_encoded_with_a_while_counter_that_only_grows():
+    """`k = 0` before the loop and only `k += 1` / `k = k + 2` in it: `k >= 0` wherever it is
+    read, so `idx = -1` proves the stop as a range counter does."""
+    src = """
+    def g(x, n, t):
+        k = 0
+        idx = -1
+        while k < n:
+            if x[k % x.shape[0]] > t:
+                idx = k
+                break
+            k += 1
+            if x[k % x.shape[0]] < 0.15:
+                k = k + 2
+        return idx, k
+    """
+    x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 9) for t in (0.85, 0.5, 2.0, -1.0)]
+    conv = check(src, "g", calls, codes=("AJ201", "AJ205"))
+    assert "jnp.logical_and(idx < 0, k < n)" in conv.text and "break_ = False" not in conv.text
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["k -= 1", "k += -1", "k = k - 1", "k = 1", "k = k * 2", "k = k + n"],
+)
+def test_break_flag_kept_where_the_while_counter_may_not_grow(change):
+    src = f"""
+    def g(x, n, t):
+        k = 0
+        idx = -1
+        steps = 0
+        while k < n and steps < 12:
+            if x[k % x.shape[0]] > t:
+                idx = k
+                break
+            k += 1
+            steps += 1
+            if x[k % x.shape[0]] < 0.25:
+                {change}
+        return idx, k
+    """
+    x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 9) for t in (0.85, 0.5, 2.0, -1.0)]
+    conv = check(src, "g", calls, codes=("AJ201", "AJ205"))
+    assert "break_ = False" in conv.text
+
+
 @pytest.mark.parametrize(
     "src",
     [

@@ -1885,8 +1885,9 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
 
     ``v = c`` (an int or bool literal) before the loop, and the body's only write of ``v`` is
     ``v = w`` in the ``if break_:`` that follows ``break_ = <test>``, where ``w`` surely differs
-    from ``c`` (another literal of the same type, or the counter of a ``range(lo, ...)`` with
-    ``c < lo``): then ``v`` still holds ``c`` while the loop runs, and the condition reads it
+    from ``c`` (another literal of the same type, the counter of a ``range(lo, ...)`` with
+    ``c < lo``, or a name set to a literal ``lo > c`` before the loop that the loop only
+    increases, ``k += 1``): then ``v`` still holds ``c`` while the loop runs, and the condition reads it
     instead of carrying ``break_`` (one value less in the loop state; the flag is local to the
     body). The test is an order comparison (``v < lo``), which XLA's CPU code runs faster than an
     equality.
@@ -1932,17 +1933,7 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
         ]
         if writes != [target] or v in ActivityAnalysis().of_block(body).mutates:
             continue
-        initial = None
-        for prev in reversed(block[:i]):
-            if isinstance(prev, gast.Assign) and _assigns(prev, v):
-                initial = _int_literal(prev.value)
-                break
-            act = ctx.analysis.activity.of(prev)
-            if v in act.writes | act.mutates or any(
-                isinstance(n, gast.Name) and n.id == v and not isinstance(n.ctx, gast.Load)
-                for n in gast.walk(prev)
-            ):
-                break
+        initial = _initial_literal(ctx, block[:i], v)
         if initial is None or not -(2**31) <= initial < 2**31:
             continue
         new = _int_literal(st.value)
@@ -1952,19 +1943,65 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
             if -(2**31) <= new < 2**31:
                 return f"{v} < {new}" if initial < new else f"{v} > {new}"
             continue
-        lo = _const_int(plan.lo) if plan.kind == "fori" else None
+        if type(initial) is not int or not isinstance(st.value, gast.Name):
+            continue
+        w = st.value.id
+        lo: int | bool | None = None
         if (
-            type(initial) is int
-            and lo is not None
-            and initial < lo
+            plan.kind == "fori"
+            and w == plan.index
             and plan.step is None
             and not plan.index_prelude
-            and isinstance(st.value, gast.Name)
-            and st.value.id == plan.index
             and plan.index not in ctx.analysis.activity.of_block(loop.body).writes
         ):
+            lo = _const_int(plan.lo)  # the counter of a range with step 1
+        elif w not in declared and w not in (v, brk, plan.index) and _grows_only(body, w):
+            lo = _initial_literal(ctx, block[:i], w)  # a counter that only grows
+        if type(lo) is int and initial < lo:
             return f"{v} < {lo}"
     return None
+
+
+def _initial_literal(ctx: Context, before: list, name: str) -> int | bool | None:
+    """The int or bool literal ``name`` is set to by the last of ``before`` that writes it."""
+    for prev in reversed(before):
+        if isinstance(prev, gast.Assign) and _assigns(prev, name):
+            return _int_literal(prev.value)
+        act = ctx.analysis.activity.of(prev)
+        if name in act.writes | act.mutates or any(
+            isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+            for n in gast.walk(prev)
+        ):
+            return None
+    return None
+
+
+def _grows_only(body: list, name: str) -> bool:
+    """Whether every write of ``name`` in ``body`` adds a positive int literal to it
+    (``k += 1``, ``k = k + 2``)."""
+    added = set()
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.AugAssign) and isinstance(n.op, gast.Add):
+            target, step = n.target, n.value
+        elif (
+            isinstance(n, gast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.value, gast.BinOp)
+            and isinstance(n.value.op, gast.Add)
+            and isinstance(n.value.left, gast.Name)
+            and n.value.left.id == name
+        ):
+            target, step = n.targets[0], n.value.right
+        else:
+            continue
+        lit = _int_literal(step)
+        if isinstance(target, gast.Name) and target.id == name and type(lit) is int and lit > 0:
+            added.add(id(target))
+    return all(
+        id(n) in added
+        for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+    )
 
 
 def _logical(ctx: Context, test):

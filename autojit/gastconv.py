@@ -529,6 +529,23 @@ def walk(node: Any) -> list:
     return out
 
 
+def walk_bfs(node: Any) -> list:
+    """The nodes ``ast.walk`` yields, in its order (breadth first), listed at once."""
+    out = [node]
+    AST = ast.AST
+    for n in out:  # (the list grows as it is read)
+        for field in n._fields:
+            try:
+                v = getattr(n, field)
+            except AttributeError:
+                continue
+            if isinstance(v, AST):
+                out.append(v)
+            elif isinstance(v, list):
+                out += [x for x in v if isinstance(x, AST)]
+    return out
+
+
 def _methods_of(cls: type) -> dict[type, Callable[..., Any] | None]:
     """node class -> ``cls``'s visit method for it (None: generic_visit), kept on ``cls``."""
     methods = cls.__dict__.get("_aj_visit_methods")  # this class's own, not a base class's
@@ -588,4 +605,4 @@ class NodeTransformer(gast.NodeTransformer):
         return node
 
 
-__all__ = ["NodeTransformer", "ast_to_gast", "gast_to_ast", "gast_to_ast_line_1", "walk"]
+__all__ = ["NodeTransformer", "ast_to_gast", "gast_to_ast", "gast_to_ast_line_1", "walk", "walk_bfs"]

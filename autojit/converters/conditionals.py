@@ -36,6 +36,7 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
+from ..gastconv import NodeTransformer, walk_bfs
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused, walk_statements
@@ -1433,7 +1434,7 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
 _REWRITTEN = (gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare)
 
 
-class _ExprRewriter(gast.NodeTransformer):
+class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
     """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
 
     def __init__(self, conv: _Conditionals, stmt) -> None:
@@ -1587,11 +1588,11 @@ def _own(stmt):
         if fname in ("body", "orelse", "finalbody", "handlers"):
             continue
         if isinstance(value, gast.AST):
-            yield from gast.walk(value)
+            yield from walk_bfs(value)  # (gast.walk's nodes in its order, listed at once)
         elif isinstance(value, list):
             for v in value:
                 if isinstance(v, gast.AST):
-                    yield from gast.walk(v)
+                    yield from walk_bfs(v)
 
 
 def _walk(stmts):
@@ -1638,29 +1639,42 @@ def _all_ifs(stmts):
             yield s
 
 
-def _ifs_post_order(stmts):
-    """(if statement, the block holding it), inner ifs before the ifs holding them."""
+_DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
+def _ifs_post_order(stmts, out: list | None = None) -> list:
+    """(if statement, the block holding it), inner ifs before the ifs holding them (listed at
+    once: a recursive generator costs a frame per level for every item)."""
+    out = [] if out is None else out
     for s in list(stmts):
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        if isinstance(s, _DEFINITIONS):
             continue
         for f in ("body", "orelse", "finalbody"):
-            yield from _ifs_post_order(getattr(s, f, []) or [])
-        for h in getattr(s, "handlers", []) or []:
-            yield from _ifs_post_order(h.body)
+            block = getattr(s, f, None)
+            if block:
+                _ifs_post_order(block, out)
+        for h in getattr(s, "handlers", None) or ():
+            _ifs_post_order(h.body, out)
         if isinstance(s, gast.If):
-            yield s, stmts
+            out.append((s, stmts))
+    return out
 
 
-def _simple_statements(stmts):
-    """(statement, block) for every statement, not entering function definitions."""
+def _simple_statements(stmts, out: list | None = None) -> list:
+    """(statement, block) for every statement, not entering function definitions (listed at
+    once, in the order of a pre-order walk)."""
+    out = [] if out is None else out
     for s in list(stmts):
-        yield s, stmts
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        out.append((s, stmts))
+        if isinstance(s, _DEFINITIONS):
             continue
         for f in ("body", "orelse", "finalbody"):
-            yield from _simple_statements(getattr(s, f, []) or [])
-        for h in getattr(s, "handlers", []) or []:
-            yield from _simple_statements(h.body)
+            block = getattr(s, f, None)
+            if block:
+                _simple_statements(block, out)
+        for h in getattr(s, "handlers", None) or ():
+            _simple_statements(h.body, out)
+    return out
 
 
 def _has_loop(fn) -> bool:

@@ -1805,3 +1805,23 @@ def test_row_window_with_explicit_colon_and_other_axis_index_refused():
     conv = check(src, "g", [(x,)])
     assert "dynamic_slice_in_dim(x, i, 2)" in conv.text
     assert "x[0, i:i + 2]" in conv.text
+
+
+def test_exit_only_in_dead_code_makes_no_flag():
+    """`continue` first in the body: the `return` after it never runs, so it makes no flag (the
+    loop was lowered for it, then refused with nothing to carry, half-lowered: the splice of the
+    kept loop crashed on overlapping edits; soak seed 5)."""
+    src = """
+    def f(x, k):
+        n = x.shape[0]
+        j = 0
+        while j < n and k >= 2:
+            j += 1
+            for m in x:
+                continue
+                return x
+        return x
+    """
+    conv, _, _ = _convert(src)
+    assert "break_" not in conv.text and "continue_" not in conv.text
+    assert {r.code for r in conv.refusals} == {"AJ919", "AJ932"}

@@ -266,7 +266,7 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
         if has_exits and not ctx.allowed("AJ205", loop):
             return False
         if (
-            "return" not in _has_exit(loop.body)
+            "return" not in _has_exit(_live_prefix(loop.body))
             and not _state_names(an, loop, plan)
             and not _stacked_appends(ctx, an, block, loop, plan)
         ):
@@ -1582,6 +1582,12 @@ def _exit_reachable_by_ifs(stmts: list, target) -> bool:
     return False
 
 
+def _live_prefix(stmts: list) -> list:
+    """``stmts`` up to its first break/continue/return (what follows it never runs)."""
+    k = next((k for k, s in enumerate(stmts) if isinstance(s, _EXITS)), None)
+    return stmts if k is None else stmts[: k + 1]
+
+
 def _has_exit(stmts: list) -> set[str]:
     """The kinds of exit (break/continue/return) in a block of this loop's body."""
     return {k for k, _ in _exits(stmts)}
@@ -1656,7 +1662,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         # as the end of the body does: no flag for it
         dead += loop.body[first + 1 :]
         loop.body = loop.body[:first]
-    kinds = _has_exit(loop.body)
+    kinds = _has_exit(_live_prefix(loop.body))  # an exit in dead code makes no flag
     jnp = ctx.names.jnp
     brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
     cont = ctx.fresh("continue_") if "continue" in kinds else None

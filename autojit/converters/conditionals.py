@@ -595,7 +595,7 @@ class _Conditionals:
                     f"`{type(stmt).__name__.lower()}` under a traced condition: the branch "
                     f"functions would change the outer name on both paths at trace time",
                 )
-            if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in _own(stmt)):
+            if _own_contains(stmt, (gast.Yield, gast.YieldFrom, gast.Await)):
                 raise _Refused("AJ914", stmt, "`yield`/`await` under a traced condition")
             self._check_effects(s, stmt)
 
@@ -702,16 +702,18 @@ class _Conditionals:
             # value, which a closure cannot once the name is local to the branch function
             rebinds |= (set(reads) & act.writes) - set(_surely_assigned(b))
         out = []
+        tested_names: set[str] | None = None  # the names the branches' tests read (once)
         for n in reads:
             if n not in defined:
                 continue
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in rebinds:
-                tested = any(
-                    n in expr_activity(t).reads
-                    for st in _walk_all([x for b in branches for x in b])
-                    for t in _tests_of(st)
-                )
+                if not v.traced and tested_names is None:
+                    tested_names = set()
+                    for st in _walk_all([x for b in branches for x in b]):
+                        for t in _tests_of(st):
+                            tested_names |= expr_activity(t).reads
+                tested = not v.traced and n in tested_names  # type: ignore[operator]
                 if not v.traced and (v.kind is not Kind.STATIC or tested):
                     # an operand becomes arrays inside lax.cond; a Python container or
                     # object the branch reads and rebinds would change its nature there
@@ -1593,6 +1595,23 @@ def _own(stmt):
             for v in value:
                 if isinstance(v, gast.AST):
                     yield from walk_bfs(v)
+
+
+def _own_contains(stmt, kinds: tuple) -> bool:
+    """Whether a node of ``stmt`` itself (not of the statements nested in it) is of one of the
+    classes ``kinds`` (exactly): ``any(isinstance(n, kinds) for n in _own(stmt))``, with no
+    subclass among ``kinds``."""
+    for fname, value in gast.iter_fields(stmt):
+        if fname in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, gast.AST):
+            if contains(value, kinds):
+                return True
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.AST) and contains(v, kinds):
+                    return True
+    return False
 
 
 def _walk(stmts):

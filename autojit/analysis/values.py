@@ -54,7 +54,7 @@ class Value:
         return self.kind is Kind.STATIC
 
     def join(self, other: Value) -> Value:
-        if self == other:
+        if self is other or self == other:  # (the same object: no field comparison)
             return self
         if self.kind == other.kind:
             kind = self.kind
@@ -77,6 +77,12 @@ TRACED = Value(Kind.TRACED)
 UNKNOWN = Value(Kind.UNKNOWN)
 
 Env = dict[str, Value]
+
+# what a constant is, by its Python type
+_BOOL_CONSTANT = Value(Kind.STATIC, "bool", True)
+_INT_CONSTANT = Value(Kind.STATIC, "int", True)
+_FLOAT_CONSTANT = Value(Kind.STATIC, "float", True)
+_OTHER_CONSTANT = Value(Kind.STATIC, None, None)
 
 _COMPARE_OPS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
 
@@ -310,17 +316,17 @@ class ValueAnalysis:
         if node is None:
             return STATIC
         if isinstance(node, gast.Constant):
+            # (values are frozen: one per dtype, shared)
             c = node.value
-            dtype = (
-                "bool"
+            return (
+                _BOOL_CONSTANT
                 if isinstance(c, bool)
-                else "int"
+                else _INT_CONSTANT
                 if isinstance(c, int)
-                else "float"
+                else _FLOAT_CONSTANT
                 if isinstance(c, float)
-                else None
+                else _OTHER_CONSTANT
             )
-            return Value(Kind.STATIC, dtype, True if dtype else None)
         if isinstance(node, gast.Name):
             if node.id in env:
                 return env[node.id]

@@ -288,8 +288,12 @@ class ActivityAnalysis:
                 act.reads.add(stmt.target.id)
                 act.writes.add(stmt.target.id)
             return act
-        for field_name, value in gast.iter_fields(stmt):
-            if isinstance(value, list):
+        for field_name in stmt._fields:  # (gast.iter_fields, without its generator)
+            try:
+                value = getattr(stmt, field_name)
+            except AttributeError:
+                continue
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, gast.stmt):
                         act.update(self.of(item))

@@ -48,7 +48,7 @@ class Liveness:
     def stmt(self, s, out: frozenset[str]) -> frozenset[str]:
         act = self.activity.of(s)
         if type(s) in _SIMPLE:  # (the common case, without the tests below)
-            return (out - frozenset(act.writes - act.mutates)) | frozenset(act.reads)
+            return (out - (act.writes - act.mutates)) | act.reads  # (a frozenset: out is)
         if isinstance(s, gast.Return):
             return self._reads_of_expr(s.value)
         if isinstance(s, gast.Raise):
@@ -99,8 +99,7 @@ class Liveness:
                 self.block(c.body, out)
             return out | frozenset(act.reads)
         # simple statement. A subscript store x[i] = v reads and keeps x.
-        kill = frozenset(act.writes - act.mutates)
-        return (out - kill) | frozenset(act.reads)
+        return (out - (act.writes - act.mutates)) | act.reads
 
     @staticmethod
     def _target_writes(target) -> set[str]:
@@ -147,7 +146,7 @@ class Definedness:
     def stmt(self, s, sure, maybe):
         act = self.activity.of(s)
         if type(s) in _SIMPLE:  # (the common case, without the tests below)
-            return sure | frozenset(act.writes), maybe | frozenset(act.writes)
+            return sure | act.writes, maybe | act.writes  # (frozensets: sure and maybe are)
         if isinstance(s, _TERMINATORS):
             return None, maybe
         if isinstance(s, gast.If):

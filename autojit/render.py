@@ -153,13 +153,17 @@ def _wrapped(seg: str) -> bool:
     if not (seg.startswith("(") and seg.endswith(")")):
         return False
     depth = 0
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(seg).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    ops = [t for t in toks if t.type == tokenize.OP and t.string in "()[]{}"]
+    if not any(c in seg for c in "'\"#\\"):
+        # no string, comment or line continuation: the brackets are the text's own characters
+        ops = [c for c in seg if c in "()[]{}"]
+    else:
+        try:
+            toks = list(tokenize.generate_tokens(io.StringIO(seg).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return False
+        ops = [t.string for t in toks if t.type == tokenize.OP and t.string in "()[]{}"]
     for k, t in enumerate(ops):
-        depth += 1 if t.string in "([{" else -1
+        depth += 1 if t in "([{" else -1
         if depth == 0 and k != len(ops) - 1:
             return False
     return depth == 0
@@ -489,6 +493,10 @@ class Renderer:
 def _string_lines(text: str) -> set[int]:
     """0-based line numbers (after the first) that lie inside multi-line strings."""
     inside: set[int] = set()
+    if '"""' not in text and "'''" not in text and "\\\n" not in text and "\\\r" not in text:
+        # a string token spans lines only when triple-quoted or continued by a backslash at a
+        # line end: there is none (and no need to tokenize)
+        return inside
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.STRING or getattr(tokenize, "FSTRING_MIDDLE", -1) == tok.type:

@@ -35,11 +35,6 @@ STATIC_RESULT_CALLS = frozenset(
 # jax names that are not arrays: dtypes and similar
 JAX_ARRAY_RETURNING_STATIC = frozenset(
     {
-        "jax.numpy.float32",
-        "jax.numpy.float64",
-        "jax.numpy.int32",
-        "jax.numpy.int64",
-        "jax.numpy.bool_",
         "jax.numpy.finfo",
         "jax.numpy.iinfo",
         "jax.devices",

@@ -1046,3 +1046,30 @@ def f(x):
     )
     c = convert(text)
     assert "jnp.where" not in c.text and "logical_and" not in c.text
+
+
+def test_scalar_type_call_is_traced():
+    """`jnp.float32(v)` makes an array: an `if` on it is decided at run time under jit (it was
+    kept as a Python `if`, a TracerBoolConversionError), also with a literal argument."""
+    text = (
+        HEADER
+        + """\
+def f(x):
+    y = jnp.float32(x[0])
+    if y > 0:
+        x = x + 1
+    return x
+
+
+def g(x, k):
+    s = jnp.float32(0)
+    if x[0] > 0:
+        k = k + 1
+        if s > 1:
+            k = 0
+    return k
+"""
+    )
+    check_paths(text, "f", calls((np.ones(3, F32),), (-np.ones(3, F32),)), expect=["AJ102"])
+    args = [(np.ones(3, F32), I32(2)), (-np.ones(3, F32), I32(2))]
+    check_paths(text, "g", calls(*args), expect=["AJ101"])

@@ -14,6 +14,7 @@ A forward dataflow from the parameters. Every expression gets an abstract :class
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, replace
 
 import gast
@@ -571,6 +572,10 @@ class ValueAnalysis:
         short = qual.rsplit(".", 1)[1]
         if qual in JAX_ARRAY_RETURNING_STATIC:
             return STATIC
+        if qual.startswith("jax.numpy.") and node.args and _SCALAR_TYPE.fullmatch(short):
+            # `jnp.float32(0)`: a scalar array; under jit every operation on it is traced
+            # (`jnp.float32(0) > 1` cannot decide a Python `if`)
+            return Value(Kind.TRACED, _dtype_kind(node.func), True)
         if short in (
             "isnan",
             "isinf",
@@ -681,6 +686,9 @@ def _dtype_kind(node) -> str | None:
         return "float"
     return None
 
+
+# jnp's scalar types, which called make a 0-d array: `jnp.float32(0)`, `jnp.int32(n)`
+_SCALAR_TYPE = re.compile(r"bool_|u?int(8|16|32|64|_)?|float(16|32|64|_)?|bfloat16|complex(64|128)?")
 
 _FLOAT_CONSTANTS = {"nan", "inf", "pi", "e", "euler_gamma", "NaN", "NAN", "Inf", "PINF", "NINF"}
 

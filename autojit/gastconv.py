@@ -555,6 +555,14 @@ def _methods_of(cls: type) -> dict[type, Callable[..., Any] | None]:
     return methods
 
 
+# the node classes with no fields that `NodeTransformer.generic_visit` may leave unvisited, and
+# the fields that hold only those (a gast node's ctx, op, ops)
+_LEAF_CLASSES = tuple(
+    c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, _LEAF_BASES)
+)
+_VISITED_FIELDS = ChildFields(("ctx", "op", "ops"))
+
+
 class NodeTransformer(gast.NodeTransformer):
     """``gast.NodeTransformer`` with the same visits, in the same order, and the same results,
     faster: the ``visit_<Class>`` method is looked up once per (transformer class, node class)
@@ -579,7 +587,15 @@ class NodeTransformer(gast.NodeTransformer):
 
     def generic_visit(self, node: Any) -> Any:
         AST = ast.AST
-        for field in node._fields:
+        # contexts and operators (no fields: each is its own visit's result) are not visited
+        # where the class has no visit method for one and `visit` is this class's
+        cls = type(self)
+        skip = cls.__dict__.get("_aj_skip_leaves")
+        if skip is None:
+            skip = cls._aj_skip_leaves = cls.visit is NodeTransformer.visit and not any(
+                hasattr(cls, "visit_" + c.__name__) for c in _LEAF_CLASSES
+            )
+        for field in _VISITED_FIELDS[type(node)] if skip else node._fields:
             try:
                 old_value = getattr(node, field)
             except AttributeError:

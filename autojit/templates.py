@@ -59,16 +59,71 @@ class _Substitute(NodeTransformer):
 def replace(template: str, **replacements) -> list[gast.stmt]:
     """Statements from a template with placeholders substituted."""
     sub = _Substitute(replacements)
-    tree = sub.visit(ast_to_gast(_parsed(template, "exec"), positions=False))
+    tree = _instantiate(_master(template, "exec"), sub)
     _mark_generated(sub.inserted)
     return tree.body
 
 
 def replace_expr(template: str, **replacements) -> gast.expr:
     sub = _Substitute(replacements)
-    tree = sub.visit(ast_to_gast(_parsed(template, "eval"), positions=False))
+    tree = _instantiate(_master(template, "eval"), sub)
     _mark_generated(sub.inserted)
     return tree.body
+
+
+@functools.lru_cache(maxsize=512)
+def _master(template: str, mode: str) -> gast.AST:
+    """The template as gast, made once and never changed: each use is a copy of it."""
+    return ast_to_gast(_parsed(template, mode), positions=False)
+
+
+_new_node = gast.AST.__new__
+
+
+def _instantiate(node, sub: _Substitute):
+    """``sub.visit(copy)`` of a fresh copy of the template tree ``node`` (what
+    ``ast_to_gast`` of the parsed template gives: fields only, no position), in one pass: each
+    node copied as its visit would leave it (`_Substitute`'s names, definitions and bare
+    placeholder statements; any other node with its children visited as ``generic_visit``
+    visits them)."""
+    kind = type(node)
+    repl = sub.replacements
+    if kind is gast.Name and node.id in repl:
+        return sub.visit_Name(_copy_leafy(node))
+    if kind is gast.Expr:
+        value = node.value
+        if type(value) is gast.Name and value.id in repl and isinstance(repl[value.id], list):
+            sub.inserted.extend(repl[value.id])
+            return repl[value.id]
+    new = _new_node(kind)
+    d = new.__dict__
+    AST = gast.AST
+    for field, v in node.__dict__.items():
+        if type(v) is list:
+            out: list = []
+            for x in v:
+                if isinstance(x, AST):
+                    x = _instantiate(x, sub)
+                    if not isinstance(x, AST):
+                        out.extend(x)
+                        continue
+                out.append(x)
+            d[field] = out
+        elif isinstance(v, AST):
+            d[field] = _instantiate(v, sub)
+        else:
+            d[field] = v
+    if kind is gast.FunctionDef and new.name in repl and isinstance(repl[new.name], str):
+        new.name = repl[new.name]
+    return new
+
+
+def _copy_leafy(node):
+    """A copy of a template ``Name`` (its context a new one)."""
+    new = _new_node(type(node))
+    new.__dict__.update(node.__dict__)
+    new.ctx = _new_node(type(node.ctx))
+    return new
 
 
 @functools.lru_cache(maxsize=512)

@@ -240,6 +240,11 @@ def _marking(fn: Converter) -> Converter:
     return marked
 
 
+# list fields that may hold other than child nodes (None, a string, an operator)
+_MIXED_LISTS = frozenset({"ops", "kw_defaults", "keys", "names", "kwd_attrs"})
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 def _marked_plain(
     table: _Table,
     new_cls: Any,
@@ -267,6 +272,42 @@ def _marked_plain(
     # order (all classes but `arguments`; the extra fields hold no node)
     in_order = [f for f in fields if f in mfields] == [f for f in mfields if f in fields]
     in_order = in_order and all(f in fields or f in (e[0] for e in extra) for f in mfields)
+
+    if not extra and in_order and set(fields) == set(new_cls._fields):
+        # the common case: the ast node's own dict (its fields, then its positions, all of
+        # which the gast class has) copied at once, then each node in it converted
+        child_lists = frozenset(f for f in fields if f not in _MIXED_LISTS)
+
+        def marked_copy(node: Any) -> Any:
+            new: Any = new_node(new_cls)
+            d = new.__dict__
+            d.update(node.__dict__)
+            kids: list = []
+            for field in fields:
+                v = d.get(field)
+                if type(v) is list:
+                    w = d[field] = [table[type(x)](x) if isinstance(x, AST) else x for x in v]
+                    if field in child_lists:  # (only child nodes in it: no filter)
+                        kids += map(id, w)
+                    else:
+                        kids += [id(x) for x in w if type(x) in child]
+                elif isinstance(v, AST):
+                    w = d[field] = table[type(v)](v)
+                    if type(w) in child:
+                        kids.append(id(w))
+            d["_aj_orig"] = True
+            d["_aj_children"] = tuple(kids)
+            if ("end_lineno" in d or has_end) and ("lineno" in d or has_line):
+                d["_aj_span"] = True
+            for f in block_fields:
+                blk = d.get(f)
+                if type(blk) is list:
+                    d["_aj_orig_" + f] = list(blk)
+            return new
+
+        if table.positions is True and set(copy_attrs) == set(_POSITIONS) & set(new_cls._attributes):
+            marked_copy.marks = True  # type: ignore[attr-defined]
+            return marked_copy
 
     def marked(node: Any) -> Any:
         new: Any = new_node(new_cls)

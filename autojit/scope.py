@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+import gast as _gast
+
 JAX_MODULES = {"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.debug"}
 
 
@@ -147,11 +149,21 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
 
 def dotted_name(node) -> str | None:
     """`a.b.c` for a chain of attributes on a name (an ``ast`` or ``gast`` node), else None."""
+    kind = type(node)
+    if kind in _NAMES:  # (the commonest: a plain name)
+        return node.id
     parts = []
-    while type(node).__name__ == "Attribute":
+    while kind in _ATTRIBUTES or (kind not in _NAMES and kind.__name__ == "Attribute"):
         parts.append(node.attr)
         node = node.value
-    if type(node).__name__ == "Name":
+        kind = type(node)
+    if kind in _NAMES or kind.__name__ == "Name":
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+# the classes named Attribute / Name of ast and gast (any other class so named is tested by
+# its name, as before)
+_ATTRIBUTES = frozenset({ast.Attribute, _gast.Attribute})
+_NAMES = frozenset({ast.Name, _gast.Name})

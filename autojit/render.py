@@ -201,7 +201,21 @@ class Renderer:
         if ok:
             # the children are the original ones (one tuple comparison of their ids), then
             # each is pristine (loops, not generators: this runs for every node of the function)
-            kids = _children(node)
+            # (`_children` written out: a field absent from a gast node's dict holds no node)
+            kids = []
+            kinds = _KINDS
+            info = _MARK_FIELDS.get(type(node))
+            for field in info[0] if info is not None else _node_fields(type(node)):
+                value = d.get(field)
+                if type(value) is list:
+                    for v in value:
+                        k = kinds.get(type(v))
+                        if (k if k is not None else _kind_of(type(v))) == 2:
+                            kids.append(v)
+                elif value is not None:
+                    k = kinds.get(type(value))
+                    if (k if k is not None else _kind_of(type(value))) == 2:
+                        kids.append(value)
             ok = tuple(map(id, kids)) == d["_aj_children"]
             if ok:
                 for c in kids:

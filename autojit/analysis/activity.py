@@ -251,10 +251,10 @@ class ActivityAnalysis:
         self._cache: dict[int, Activity] = {}
 
     def of(self, stmt: gast.AST) -> Activity:
-        key = id(stmt)
-        if key not in self._cache:
-            self._cache[key] = self._compute(stmt)
-        return self._cache[key]
+        act = self._cache.get(id(stmt))
+        if act is None:
+            act = self._cache[id(stmt)] = self._compute(stmt)
+        return act
 
     def of_block(self, stmts: list) -> Activity:
         act = Activity()

@@ -316,6 +316,12 @@ class ValueAnalysis:
     def value(self, node, env: Env) -> Value:
         if node is None:
             return STATIC
+        if isinstance(node, gast.Name):  # (the commonest: tested first)
+            if node.id in env:
+                return env[node.id]
+            if node.id in self.locals:
+                return UNKNOWN
+            return self.global_value(node.id)
         if isinstance(node, gast.Constant):
             # (values are frozen: one per dtype, shared)
             c = node.value
@@ -328,12 +334,6 @@ class ValueAnalysis:
                 if isinstance(c, float)
                 else _OTHER_CONSTANT
             )
-        if isinstance(node, gast.Name):
-            if node.id in env:
-                return env[node.id]
-            if node.id in self.locals:
-                return UNKNOWN
-            return self.global_value(node.id)
         if isinstance(node, gast.Call):  # (frequent: tested before the rarer kinds)
             return self.call(node, env)
         if isinstance(node, gast.Attribute):

@@ -40,6 +40,7 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity
 from ..analysis.dataflow import Liveness
+from ..gastconv import walk_bfs
 from ..jaxapi import SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
@@ -2142,11 +2143,11 @@ def _stacker_calls(ctx: Context, loop, name: str) -> list | None:
     """The ``jnp.stack(name)``-like calls that are the only reads of ``name`` outside ``loop``."""
     calls = []
     parents: dict[int, object] = {}
-    for n in gast.walk(ctx.fn):
+    for n in walk_bfs(ctx.fn):  # (gast.walk's nodes in its order, listed at once)
         for c in gast.iter_child_nodes(n):
             parents[id(c)] = n
-    inside = {id(n) for n in gast.walk(loop)}
-    for n in gast.walk(ctx.fn):
+    inside = {id(n) for n in walk_bfs(loop)}
+    for n in walk_bfs(ctx.fn):
         if not (isinstance(n, gast.Name) and n.id == name) or id(n) in inside:
             continue
         if isinstance(n.ctx, gast.Store):
@@ -2275,7 +2276,7 @@ def _annotated_array(fn, name: str) -> bool:
 
 
 def _array_evidence(root, name: str) -> bool:
-    for n in gast.walk(root):
+    for n in walk_bfs(root):  # (gast.walk's nodes in its order, listed at once)
         if (
             isinstance(n, gast.Attribute)
             and isinstance(n.value, gast.Name)

@@ -30,7 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..gastconv import ChildFields
+from ..gastconv import ChildFields, walk_bfs
 from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES, STATIC_PARAMETERS
 from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
@@ -1032,6 +1032,7 @@ def _argument_for(call: ast.Call, s: StaticArgument, positional: list[str]):
 
 
 def _many_values(arg, loops: list[ast.AST]) -> str | None:
+    # (walk_bfs: ast.walk's nodes in its order, listed at once)
     if isinstance(arg, ast.Constant) and isinstance(arg.value, float):
         return f"it is called with a float ({arg.value!r})"
     if isinstance(arg, ast.Lambda) or (
@@ -1039,28 +1040,28 @@ def _many_values(arg, loops: list[ast.AST]) -> str | None:
     ):
         # a static callable is compared by identity: a new one at each call never hits the cache
         return f"it is called with `{ast.unparse(arg)}`, a new function object at each call"
-    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk_bfs(arg) if isinstance(n, ast.Name)}
     for loop in loops:
         if isinstance(loop, (ast.For, ast.comprehension)):
-            written = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            written = {n.id for n in walk_bfs(loop.target) if isinstance(n, ast.Name)}
             if isinstance(loop, ast.For):
-                for sub in ast.walk(loop):
+                for sub in walk_bfs(loop):
                     if isinstance(sub, (ast.Assign, ast.AugAssign)):
                         for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
-                            written |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                            written |= {n.id for n in walk_bfs(t) if isinstance(n, ast.Name)}
         else:
             written = set()
-            for sub in ast.walk(loop):
+            for sub in walk_bfs(loop):
                 if isinstance(sub, (ast.Assign, ast.AugAssign)):
                     for t in sub.targets if isinstance(sub, ast.Assign) else [sub.target]:
-                        written |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                        written |= {n.id for n in walk_bfs(t) if isinstance(n, ast.Name)}
         if names & written:
             at = f" at line {loop.lineno}" if isinstance(loop, (ast.For, ast.While)) else ""
             return (
                 f"it is called with `{ast.unparse(arg)}`, which changes at each iteration of "
                 f"the loop{at}"
             )
-    for n in ast.walk(arg):
+    for n in walk_bfs(arg):
         if isinstance(n, ast.Call):
             callee = ast.unparse(n.func)
             if "random" in callee.split(".") or callee.startswith(("random.", "np.random")):

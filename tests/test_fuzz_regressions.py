@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import autojit
 from tests.fuzz import oracle
@@ -973,3 +974,46 @@ def test_static_argument_needed_only_by_dead_code() -> None:
     _twice(src)
     dead = "def f(x, k):\n    return x\n    x[:k] = 0.0\n"
     assert autojit.convert_source(dead, all_functions=True).function("f").static_argnames == ()
+
+
+_ITERATED_AND_UPDATED_INSIDE = (
+    "import jax.numpy as jnp\n\n"
+    "def f(x, y, a, k):\n"
+    "    n = x.shape[0]\n"
+    "    s = x[0]\n"
+    "    t = 0.0\n"
+    "    c = 0\n"
+    "    for i in y:\n"
+    "        s = jnp.abs(i + s)\n"
+    "        for j in range(1, n, 2):\n"
+    "            BODY\n"
+    "    return (x, y, s, t, c)\n"
+)
+
+
+def test_iterated_array_updated_inside_a_converted_inner_loop() -> None:
+    """`for i in y:` with `y[:k] = v` inside an inner loop: the inner loop became
+    `y = jax.lax.fori_loop(...)` first (innermost first), which the outer loop took for a
+    rebinding of `y` (Python iterates the original array, as scan does) where it is NumPy's
+    in-place update (the iteration reads the updated rows): a silently different value (fuzz
+    seed 127, wrong). An inner loop or `if` already converted counts as the writes of the code
+    it replaced: the outer loop reads each row from the updated array (fori_loop)."""
+    bodies = {
+        "fori": "y[:k] = jnp.maximum(a, x[1]) * 2.0",
+        "if": "if a > x[j]:\n                y[0] = s",
+        "while": "m = 0\n            while m < n and a > y[m]:\n                m += 1\n"
+        "                y[m - 1] = 2.0",
+    }
+    for name, body in bodies.items():
+        out = check(_ITERATED_AND_UPDATED_INSIDE.replace("BODY", body))
+        assert out.kind == "converted", name
+        assert "reading each row from the updated array" in "\n".join(out.changes), name
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="open: an inner converted loop both updating items of the iterated array and rebinding it is refused (AJ932) but cannot be put back as written, and the Python loop left runs under jit with a different value",
+)
+def test_iterated_array_updated_and_rebound_inside_a_converted_inner_loop() -> None:
+    body = "y[:k] = jnp.maximum(a, x[1]) * 2.0\n            y = y * 0.5"
+    check(_ITERATED_AND_UPDATED_INSIDE.replace("BODY", body))

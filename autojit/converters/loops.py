@@ -634,7 +634,7 @@ def _restore_item_updates(ctx: Context, loop, names: set[str]) -> None:
     restored = set()
     for block, st in list(_blocks_of(loop.body)):
         orig = getattr(st, "_aj_replaces", None)
-        if orig is None or not getattr(orig, "_aj_orig", False):
+        if orig is None or not getattr(orig, "_aj_orig", False) or isinstance(orig, _COMPOUND):
             continue
         if not any(_write_kind(st, n) == "item" for n in names):
             continue
@@ -650,9 +650,13 @@ def _restore_item_updates(ctx: Context, loop, names: set[str]) -> None:
         ctx.fn._aj_retracted = getattr(ctx.fn, "_aj_retracted", set()) | restored
 
 
+_COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try)
+
+
 def _write_kind(st, name: str) -> str | None:
     """How ``st`` writes ``name``: "item" for an item update rewritten to ``.at[]`` (NumPy's
-    in-place meaning), "rebind" for any other assignment, None when it does not."""
+    in-place meaning), "rebind" for any other assignment ("item-and-rebind": a converted inner
+    loop or `if` that did both), None when it does not."""
     if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return None
     if name not in expr_activity(getattr(st, "target", None)).writes and not any(
@@ -660,6 +664,16 @@ def _write_kind(st, name: str) -> str | None:
     ):
         return None
     orig = getattr(st, "_aj_replaces", None)
+    if isinstance(orig, _COMPOUND):
+        # an inner loop or `if` already converted (`y = lax.fori_loop(...)`): how the code it
+        # replaced wrote the name (`y[:k] = v` inside it is an item update, NumPy's in place)
+        blocks = [orig.body, orig.orelse, getattr(orig, "finalbody", [])]
+        blocks += [h.body for h in getattr(orig, "handlers", [])]
+        inner = {_write_kind(s, name) for b in blocks for s in _own_statements(b or [])}
+        inner.discard(None)
+        if "item" in inner:
+            return "item" if inner == {"item"} else "item-and-rebind"
+        return "rebind"
     targets = getattr(orig, "targets", None) or [getattr(orig, "target", None)]
     if orig is not None and any(isinstance(t, gast.Subscript) for t in targets):
         return "item"

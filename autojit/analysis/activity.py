@@ -169,16 +169,33 @@ _NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "kind", "type_comment"
 _FIELDS = ChildFields(_NOT_NODES)
 
 
+_Name, _Load, _Store, _Del, _Constant, _AST = (
+    gast.Name,
+    gast.Load,
+    gast.Store,
+    gast.Del,
+    gast.Constant,
+    gast.AST,
+)
+# the classes `_names` treats apart (any other: its children's names)
+_SPECIAL = frozenset({gast.Subscript, gast.Attribute, gast.NamedExpr, gast.Lambda, gast.DictComp,
+                      *_COMPREHENSIONS})  # fmt: skip
+
+
 def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
     t = type(node)
-    if t is gast.Name:
+    if t is _Name:
         c = type(node.ctx)
-        if c is gast.Load:
+        if c is _Load:
             reads.add(node.id)
-        elif c is gast.Store or c is gast.Del:
+        elif c is _Store or c is _Del:
             writes.add(node.id)
         return
-    if t is gast.Subscript:
+    if t is _Constant:
+        return  # (no name in it)
+    if t not in _SPECIAL:
+        pass
+    elif t is gast.Subscript:
         if isinstance(node.ctx, (gast.Store, gast.Del)):
             base = _base_name(node)
             if base:
@@ -228,9 +245,9 @@ def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
         v = getattr(node, f, None)
         if type(v) is list:
             for c in v:
-                if isinstance(c, gast.AST):
+                if isinstance(c, _AST):
                     _names(c, reads, writes, mutates)
-        elif v is not None and isinstance(v, gast.AST):
+        elif v is not None and isinstance(v, _AST):
             _names(v, reads, writes, mutates)
 
 

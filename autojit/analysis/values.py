@@ -79,6 +79,8 @@ UNKNOWN = Value(Kind.UNKNOWN)
 
 Env = dict[str, Value]
 
+_NAME, _CONSTANT, _CALL, _ATTRIBUTE = gast.Name, gast.Constant, gast.Call, gast.Attribute
+
 # what a constant is, by its Python type
 _BOOL_CONSTANT = Value(Kind.STATIC, "bool", True)
 _INT_CONSTANT = Value(Kind.STATIC, "int", True)
@@ -316,13 +318,14 @@ class ValueAnalysis:
     def value(self, node, env: Env) -> Value:
         if node is None:
             return STATIC
-        if isinstance(node, gast.Name):  # (the commonest: tested first)
+        t = type(node)  # (gast classes have no subclasses: `t is` tests `isinstance`)
+        if t is _NAME:  # (the commonest: tested first)
             if node.id in env:
                 return env[node.id]
             if node.id in self.locals:
                 return UNKNOWN
             return self.global_value(node.id)
-        if isinstance(node, gast.Constant):
+        if t is _CONSTANT:
             # (values are frozen: one per dtype, shared)
             c = node.value
             return (
@@ -334,9 +337,9 @@ class ValueAnalysis:
                 if isinstance(c, float)
                 else _OTHER_CONSTANT
             )
-        if isinstance(node, gast.Call):  # (frequent: tested before the rarer kinds)
+        if t is _CALL:  # (frequent: tested before the rarer kinds)
             return self.call(node, env)
-        if isinstance(node, gast.Attribute):
+        if t is _ATTRIBUTE:
             base = self.value(node.value, env)
             if node.attr in STATIC_ATTRIBUTES:
                 return Value(Kind.STATIC, "int" if node.attr in ("ndim", "size") else None)

@@ -26,7 +26,7 @@ from .analysis.statics import (
     static_param_index,
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
-from .converters.base import Context, Names, Options, walk_statements
+from .converters.base import Context, Names, Options
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, splice_block
@@ -490,9 +490,26 @@ def _analyse_unit(unit, enclosing, scope: ModuleScope, static_names: set[str], o
     # tree and its analyses alive until the garbage collector runs
     analysis = FunctionAnalysis(unit, scope, static_names if not out else set(), enclosing)
     out.append((unit, analysis))
-    for s in walk_statements(unit.body):
+    for s in _nested_functions(unit.body, []):
+        _analyse_unit(s, {**enclosing, **analysis.env_before(s)}, scope, static_names, out)
+
+
+def _nested_functions(stmts: list, out: list) -> list:
+    """The functions defined in a block, in the order `walk_statements` gives them (inner
+    blocks first; a function or class body not entered), listed at once."""
+    for s in stmts:
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            _analyse_unit(s, {**enclosing, **analysis.env_before(s)}, scope, static_names, out)
+            out.append(s)
+            continue
+        if isinstance(s, gast.ClassDef):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            block = getattr(s, f, None)
+            if block:
+                _nested_functions(block, out)
+        for h in getattr(s, "handlers", None) or ():
+            _nested_functions(h.body, out)
+    return out
 
 
 def _depth(root, target) -> int:

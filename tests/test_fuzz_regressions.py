@@ -1012,8 +1012,19 @@ def test_iterated_array_updated_inside_a_converted_inner_loop() -> None:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="open: an inner converted loop both updating items of the iterated array and rebinding it is refused (AJ932) but cannot be put back as written, and the Python loop left runs under jit with a different value",
+    reason="open: an inner converted loop that updates items of the iterated array and then rebinds it counts as a rebinding (scan of the original rows), where NumPy's iteration sees the first update: a different value",
 )
 def test_iterated_array_updated_and_rebound_inside_a_converted_inner_loop() -> None:
     body = "y[:k] = jnp.maximum(a, x[1]) * 2.0\n            y = y * 0.5"
     check(_ITERATED_AND_UPDATED_INSIDE.replace("BODY", body))
+
+
+def test_iterated_array_rebound_then_updated_inside_a_converted_inner_loop() -> None:
+    """`y = y * 0.5 + x` then `y[j] = a` in the inner loop: the iterated array is never
+    updated (the update goes to the new one), so the scan of the original rows is right; taking
+    the inner loop's item update for an in-place one refused the outer loop (AJ932) on the
+    first conversion only (not idempotent, seed 11)."""
+    body = "y = y * 0.5 + x\n            y[j] = a"
+    src = _ITERATED_AND_UPDATED_INSIDE.replace("BODY", body)
+    assert check(src).kind == "converted"
+    _twice(src)

@@ -655,8 +655,7 @@ _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try)
 
 def _write_kind(st, name: str) -> str | None:
     """How ``st`` writes ``name``: "item" for an item update rewritten to ``.at[]`` (NumPy's
-    in-place meaning), "rebind" for any other assignment ("item-and-rebind": a converted inner
-    loop or `if` that did both), None when it does not."""
+    in-place meaning), "rebind" for any other assignment, None when it does not."""
     if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return None
     if name not in expr_activity(getattr(st, "target", None)).writes and not any(
@@ -671,9 +670,9 @@ def _write_kind(st, name: str) -> str | None:
         blocks += [h.body for h in getattr(orig, "handlers", [])]
         inner = {_write_kind(s, name) for b in blocks for s in _own_statements(b or [])}
         inner.discard(None)
-        if "item" in inner:
-            return "item" if inner == {"item"} else "item-and-rebind"
-        return "rebind"
+        # both (`y = y * 0.5` then `y[j] = v`): a rebinding, as before; right where the
+        # rebinding comes first (the iterated array is never updated), open otherwise
+        return "item" if inner == {"item"} else "rebind"
     targets = getattr(orig, "targets", None) or [getattr(orig, "target", None)]
     if orig is not None and any(isinstance(t, gast.Subscript) for t in targets):
         return "item"

@@ -130,12 +130,23 @@ def convert(ctx: Context) -> None:
 def _convert_function(ctx: Context) -> None:
     done: set[int] = set()
     forced: dict[int, _Plan] = {}
+    mixed = _mixed_iteration_loops(ctx.fn.body)
     while True:
         found = _next_loop(ctx.fn.body, done)
         if found is None:
             return
         block, loop = found
         done.add(id(loop))
+        if id(loop) in mixed:
+            line, name = mixed[id(loop)]
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"inside the `for` at line {line}, which both updates items of the array it "
+                f"iterates over and rebinds it: left as Python",
+            )
+            _keep_writes(loop.body, {name})
+            continue
         result = _convert_loop(ctx, block, loop, forced)
         if result is _LOWERED:
             done.discard(id(loop))  # a `for` lowered in place is converted again
@@ -606,6 +617,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
                 "left as Python",
             )
             _restore_item_updates(ctx, loop, updated)
+            _keep_writes(loop.body, updated)
             return None
     plan = _Plan(
         "scan",
@@ -670,13 +682,84 @@ def _write_kind(st, name: str) -> str | None:
         blocks += [h.body for h in getattr(orig, "handlers", [])]
         inner = {_write_kind(s, name) for b in blocks for s in _own_statements(b or [])}
         inner.discard(None)
-        # both (`y = y * 0.5` then `y[j] = v`): a rebinding, as before; right where the
-        # rebinding comes first (the iterated array is never updated), open otherwise
-        return "item" if inner == {"item"} else "rebind"
+        if inner == {"item"}:
+            return "item"
+        # both (`y = y * 0.5` then `y[j] = v`): a rebinding where it surely comes before any
+        # item update (the iterated array is never updated), else both at once
+        if "mixed" not in inner and (
+            inner <= {"rebind"}
+            or isinstance(orig, (gast.For, gast.While, gast.If))
+            and all(_rebinds_first(b or [], name) for b in blocks)
+        ):
+            return "rebind"
+        return "mixed"
     targets = getattr(orig, "targets", None) or [getattr(orig, "target", None)]
     if orig is not None and any(isinstance(t, gast.Subscript) for t in targets):
         return "item"
     return "rebind"
+
+
+def _rebinds_first(stmts: list, name: str) -> bool:
+    """Whether ``name`` is surely rebound (``y = ...``) in ``stmts`` before any item update of
+    it runs: the array it held before the block is then never updated in place."""
+    for st in stmts:
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if isinstance(st, _COMPOUND):
+            # a Python loop or `if`: each of its blocks must rebind first; after it the name
+            # may still hold the old array, so what follows counts too
+            blocks = [st.body, st.orelse, getattr(st, "finalbody", [])]
+            blocks += [h.body for h in getattr(st, "handlers", [])]
+            writes = any(_write_kind(s, name) for b in blocks for s in _own_statements(b or []))
+            if writes and not (
+                isinstance(st, (gast.For, gast.While, gast.If))
+                and all(_rebinds_first(b or [], name) for b in blocks)
+            ):
+                return False
+            continue
+        kind = _write_kind(st, name)
+        if kind is None:
+            continue
+        if kind != "rebind":
+            return False  # an item update that may run first
+        if not isinstance(st, _COMPOUND) and not isinstance(
+            getattr(st, "_aj_replaces", None), _COMPOUND
+        ):
+            return True  # runs whenever the block gets here
+    return True
+
+
+def _keep_writes(stmts: list, names: set[str]) -> None:
+    """Mark the statements of a loop left as Python that write ``names`` as kept: a later
+    rewrite of an ``if`` around them (``y = jnp.where(c, y * 0.5, y)``) would turn a rebinding
+    on some paths into one on every path, which changes what the loop iterates over."""
+    for st in _own_statements(stmts):
+        if any(_write_kind(st, n) is not None for n in names):
+            st._aj_refused = "AJ932"
+
+
+def _mixed_iteration_loops(stmts: list) -> dict[int, tuple[int, str]]:
+    """Loops inside a ``for v in y`` that both updates items of ``y`` and rebinds it, an item
+    update possibly first (id -> that ``for``'s line and the name). Such a ``for`` is left as Python (AJ932):
+    converting a loop inside it first (innermost first) would leave ``y = lax.fori_loop(...)``,
+    which reads as a rebinding, and hide the in-place update from it."""
+    out: dict[int, tuple[int, str]] = {}
+    for _block, st in _blocks_of(stmts):
+        if not isinstance(st, gast.For):
+            continue
+        names = {n.id for n in gast.walk(st.iter) if isinstance(n, gast.Name)}
+        for name in names:
+            kinds = {_write_kind(s, name) for s in _own_statements(st.body)} - {None}
+            if len(kinds) < 2 and "mixed" not in kinds:
+                continue
+            if "mixed" not in kinds and _rebinds_first(st.body, name):
+                continue
+            for inner in _own_statements(st.body):
+                if isinstance(inner, (gast.For, gast.While)) and any(
+                    _write_kind(s, name) is not None for s in _own_statements(inner.body)
+                ):
+                    out.setdefault(id(inner), (st.lineno, name))
+    return out
 
 
 def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], lax: str):

@@ -1036,3 +1036,22 @@ def test_iterated_array_rebound_then_updated_inside_a_converted_inner_loop() -> 
     src = _ITERATED_AND_UPDATED_INSIDE.replace("BODY", body)
     assert check(src).kind == "converted"
     _twice(src)
+
+
+def test_range_over_an_array_length_is_not_an_iteration_of_it() -> None:
+    """`for i in range(len(y))` reads `y`'s length once: an inner loop that updates items of `y`
+    and then rebinds it converts (only `for v in y` iterates the array as it changes)."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 0.0\n"
+        "    for i in range(len(y)):\n"
+        "        s = s + y[i]\n"
+        "        for j in range(1, n, 2):\n"
+        "            y[:k] = s\n"
+        "            y = y * 0.5\n"
+        "    return (x, y, s)\n"
+    )
+    assert check(src).kind == "converted"
+    _twice(src)

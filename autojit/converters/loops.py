@@ -729,6 +729,16 @@ def _rebinds_first(stmts: list, name: str) -> bool:
     return True
 
 
+def _iterated_names(node) -> set[str]:
+    """The arrays a ``for`` header iterates as they change (``y``, ``enumerate(y)``,
+    ``zip(y, z)``, ``y[1:]``), not those it only reads once (``range(len(y))``)."""
+    if isinstance(node, gast.Call):
+        if dotted_name(node.func) in ("enumerate", "zip", "reversed"):
+            return set().union(*(_iterated_names(a) for a in node.args))
+        return set()  # range(...), a function's result: a sequence made before the loop
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
 def _keep_writes(stmts: list, names: set[str]) -> None:
     """Mark the statements of a loop left as Python that write ``names`` as kept: a later
     rewrite of an ``if`` around them (``y = jnp.where(c, y * 0.5, y)``) would turn a rebinding
@@ -747,8 +757,7 @@ def _mixed_iteration_loops(stmts: list) -> dict[int, tuple[int, str]]:
     for _block, st in _blocks_of(stmts):
         if not isinstance(st, gast.For):
             continue
-        names = {n.id for n in gast.walk(st.iter) if isinstance(n, gast.Name)}
-        for name in names:
+        for name in _iterated_names(st.iter):
             kinds = {_write_kind(s, name) for s in _own_statements(st.body)} - {None}
             if len(kinds) < 2 and "mixed" not in kinds:
                 continue

@@ -90,12 +90,6 @@ _OTHER_CONSTANT = Value(Kind.STATIC, None, None)
 _COMPARE_OPS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
 
 
-def _apply_generated(target, tree, env: Env, full: bool) -> None:
-    from .generated import apply
-
-    apply(target, tree, env, full)
-
-
 def _join_env(a: Env, b: Env) -> Env:
     out = dict(a)
     for k, v in b.items():
@@ -149,15 +143,13 @@ class ValueAnalysis:
             tree: object = None
             full = False
             if isinstance(s.value, gast.Call) and (self.defs or self.outer is not None):
-                from . import generated
-
                 tree = generated.results(self, s.value, env)  # autojit's own lax.cond / loops
             elif isinstance(s.value, gast.Name) and s.value.id in self.packed:
                 tree, full = self.packed[s.value.id], True  # a loop body unpacking its carry
             for t in s.targets:
                 self.bind(t, v, env, s.value)
                 if tree is not None:
-                    _apply_generated(t, tree, env, full)
+                    generated.apply(t, tree, env, full)
             return env
         if isinstance(s, gast.AnnAssign):
             if s.value is not None:
@@ -784,3 +776,7 @@ _BUILTINS = {
 
 def expression_reads(node) -> set[str]:
     return expr_activity(node).reads
+
+
+# autojit's own lax.cond / loop forms; imported last: it reads Kind and Value from here
+from . import generated  # noqa: E402

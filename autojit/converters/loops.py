@@ -678,8 +678,7 @@ def _write_kind(st, name: str) -> str | None:
     if isinstance(orig, _COMPOUND):
         # an inner loop or `if` already converted (`y = lax.fori_loop(...)`): how the code it
         # replaced wrote the name (`y[:k] = v` inside it is an item update, NumPy's in place)
-        blocks = [orig.body, orig.orelse, getattr(orig, "finalbody", [])]
-        blocks += [h.body for h in getattr(orig, "handlers", [])]
+        blocks = _compound_blocks(orig)
         inner = {_write_kind(s, name) for b in blocks for s in _own_statements(b or [])}
         inner.discard(None)
         if inner == {"item"}:
@@ -699,6 +698,12 @@ def _write_kind(st, name: str) -> str | None:
     return "rebind"
 
 
+def _compound_blocks(st) -> list[list]:
+    """The statement blocks of a loop, `if`, `with` or `try` (body, else, finally, handlers)."""
+    blocks = [st.body, getattr(st, "orelse", None) or [], getattr(st, "finalbody", None) or []]
+    return blocks + [h.body for h in getattr(st, "handlers", None) or []]
+
+
 def _rebinds_first(stmts: list, name: str) -> bool:
     """Whether ``name`` is surely rebound (``y = ...``) in ``stmts`` before any item update of
     it runs: the array it held before the block is then never updated in place."""
@@ -708,8 +713,7 @@ def _rebinds_first(stmts: list, name: str) -> bool:
         if isinstance(st, _COMPOUND):
             # a Python loop or `if`: each of its blocks must rebind first; after it the name
             # may still hold the old array, so what follows counts too
-            blocks = [st.body, st.orelse, getattr(st, "finalbody", [])]
-            blocks += [h.body for h in getattr(st, "handlers", [])]
+            blocks = _compound_blocks(st)
             writes = any(_write_kind(s, name) for b in blocks for s in _own_statements(b or []))
             if writes and not (
                 isinstance(st, (gast.For, gast.While, gast.If))

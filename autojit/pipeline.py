@@ -26,7 +26,7 @@ from .analysis.statics import (
     static_param_index,
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
-from .converters.base import Context, Names, Options
+from .converters.base import Context, Names, Options, WordTrigger, word_char
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, splice_block
@@ -67,27 +67,9 @@ CONVERTERS: list[Converter] = [
 # What each converter needs to see in a function's text to have any work there (a superset:
 # comments and strings match too). A converter module may define its own `TRIGGER` regex; one
 # with neither always runs.
-class _WordTrigger:
-    """``re.compile(r"\\b(?:WORD|...)\\b|OTHER").search``, faster: the words are searched with
-    no leading ``\\b`` (a pattern the engine scans for several times faster), each hit checked
-    for a word start by hand (a hit inside a word hides no other: what starts inside it is
-    inside a word too); ``OTHER`` only where no word is."""
-
-    def __init__(self, words: str, other: str | None = None) -> None:
-        self.words = re.compile(rf"(?:{words})\b")
-        self.other = re.compile(other) if other else None
-
-    def search(self, text: str) -> object:
-        for m in self.words.finditer(text):
-            i = m.start()
-            if i == 0 or not _word_char(text[i - 1]):
-                return m
-        return self.other.search(text) if self.other is not None else None
-
-
-_TRIGGERS: dict[Converter, re.Pattern[str] | _WordTrigger] = {
-    loops.convert: _WordTrigger("for|while"),
-    conditionals.convert: _WordTrigger(
+_TRIGGERS: dict[Converter, re.Pattern[str] | WordTrigger] = {
+    loops.convert: WordTrigger("for|while"),
+    conditionals.convert: WordTrigger(
         # `for` / `while`: a loop's break/continue/return flags become ifs (loops.py)
         "if|and|or|not|print|for|while",
         # a chained comparison (`lo < x < hi`): two comparison operators on one line
@@ -301,13 +283,9 @@ def _word_at(text: str, word: str):
     i = text.find(word)
     while i >= 0:
         j = i + n
-        if (i == 0 or not _word_char(text[i - 1])) and (j == len(text) or not _word_char(text[j])):
+        if (i == 0 or not word_char(text[i - 1])) and (j == len(text) or not word_char(text[j])):
             yield i
         i = text.find(word, i + 1)
-
-
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
 
 
 # every match of _EAGER_DRIVER holds one of these

@@ -18,6 +18,30 @@ from ..source import SourceText
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
 
+def word_char(c: str) -> bool:
+    """Whether ``c`` can be part of a word (what `\\w` matches in a str pattern)."""
+    return c.isalnum() or c == "_"
+
+
+class WordTrigger:
+    """``re.compile(r"\\b(?:WORD|...)TAIL|OTHER").search``, faster: the words are searched with
+    no leading ``\\b`` (a pattern the engine scans for several times faster), each hit checked
+    for a word start by hand (a hit inside a word hides no other: what starts inside it is
+    inside a word too, and ``TAIL`` must not match a word character's start, as ``\\b`` or
+    ``\\s*\\(`` do not); ``OTHER`` only where no word is."""
+
+    def __init__(self, words: str, other: str | None = None, *, tail: str = r"\b") -> None:
+        self.words = re.compile(rf"(?:{words}){tail}")
+        self.other = re.compile(other) if other else None
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for m in self.words.finditer(text):
+            i = m.start()
+            if i == 0 or not word_char(text[i - 1]):
+                return m
+        return self.other.search(text) if self.other is not None else None
+
+
 @dataclass
 class Options:
     select: tuple[str, ...] = ()

@@ -33,17 +33,31 @@ import gast
 from ..analysis import Kind, dotted_name
 from ..gastconv import ChildFields
 from ..templates import copy_expr, name, replace_expr
-from .base import Context, StatementExpressionRewriter, walk_statements
+from .base import Context, StatementExpressionRewriter, WordTrigger, walk_statements
 
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
 
 # what a function's text must contain for this converter to have work there (a superset): a
-# reduction needs a selection `x[mask]`, so a `[` somewhere in the text (`x.sum()` alone is not)
-TRIGGER = re.compile(
-    r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b"
-    r"|\b(?:nonzero|flatnonzero|where|unique|argwhere)\s*\("
-    r"|\A(?=[^\[]*\[)[\s\S]*?\b(?:sum|prod|mean|max|min|amax|amin|len)\s*\("
-)
+# selection reduced (`x[m].sum()`), a size-dependent call (`jnp.nonzero(`), or a reduction call
+# in a text with a selection `x[mask]` somewhere (`x.sum()` alone is not)
+
+
+class _Trigger:
+    """`re.search(r"\\]\\s*\\.\\s*(?:sum|...)\\b|\\b(?:nonzero|...)\\s*\\(", text)`, or a `[` and
+    `\\b(?:sum|...|len)\\s*\\(` anywhere; with the words found as `WordTrigger` finds them."""
+
+    _SELECTED = re.compile(r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b")
+    _SIZED = WordTrigger("nonzero|flatnonzero|where|unique|argwhere", tail=r"\s*\(")
+    _REDUCED = WordTrigger("sum|prod|mean|max|min|amax|amin|len", tail=r"\s*\(")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        m = self._SELECTED.search(text) or self._SIZED.search(text)
+        if m is None and "[" in text:
+            m = self._REDUCED.search(text)
+        return m
+
+
+TRIGGER = _Trigger()
 
 _REDUCTIONS = ("sum", "prod", "mean", "max", "min")
 _MAYBE = "; the index may also be integers: chosen by its dtype at trace time"

@@ -36,7 +36,7 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
-from ..gastconv import NodeTransformer, walk_bfs
+from ..gastconv import ChildFields, NodeTransformer, walk_bfs
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused, walk_statements
@@ -379,13 +379,13 @@ class _Conditionals:
                     # the test itself becomes the predicate; the values inside it are values
                     setattr(s, fname, _rewrite_test(rw, val))
                     continue
-                # (an expression with no ternary, and/or/not or comparison is left as it is,
-                # without the visit)
+                # (an expression with no ternary, and/or, `not` or chained comparison is left
+                # as it is, without the visit)
                 if isinstance(val, gast.expr):
-                    if contains(val, _REWRITTEN):
+                    if _rewritable(val):
                         setattr(s, fname, rw.visit(val))
                 elif isinstance(val, list) and val and isinstance(val[0], gast.expr):
-                    setattr(s, fname, [rw.visit(x) if contains(x, _REWRITTEN) else x for x in val])
+                    setattr(s, fname, [rw.visit(x) if _rewritable(x) else x for x in val])
 
     def _print(self, s, block) -> None:
         call = s.value
@@ -1433,7 +1433,36 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
 
 
 # the nodes _ExprRewriter rewrites
-_REWRITTEN = (gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare)
+def _rewritable(root) -> bool:
+    """Whether ``root`` holds a node that `_ExprRewriter` may rewrite: a ternary, `and`/`or`,
+    `not`, or a chained comparison (its other visits return their node as it is)."""
+    stack = [root]
+    pop, push, AST = stack.pop, stack.append, gast.AST
+    IfExp, BoolOp, UnaryOp, Not, Compare = (
+        gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Not, gast.Compare
+    )  # fmt: skip
+    while stack:
+        node = pop()
+        t = type(node)
+        if t is IfExp or t is BoolOp:
+            return True
+        if t is UnaryOp:
+            if type(node.op) is Not:
+                return True
+        elif t is Compare and len(node.ops) > 1:
+            return True
+        for f in _WALK_FIELDS[t]:
+            v = getattr(node, f, None)
+            if type(v) is list:
+                for c in v:
+                    if isinstance(c, AST):
+                        push(c)
+            elif v is not None and isinstance(v, AST):
+                push(v)
+    return False
+
+
+_WALK_FIELDS = ChildFields(("ctx", "op", "ops", "kind", "type_comment"))
 
 
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)

@@ -154,8 +154,23 @@ def _mark_generated(nodes: list) -> list:
 
 def copy_expr(node):
     """A fresh copy of an expression, marked as generated (for reuse in two places)."""
-    new = copy.deepcopy(node)
-    for sub in gast.walk(new):
-        if hasattr(sub, "_aj_orig"):
-            sub._aj_orig = False
+    new = _new_node(type(node))
+    d = new.__dict__
+    AST = gast.AST
+    for k, v in node.__dict__.items():
+        t = type(v)
+        if t is list:
+            d[k] = [copy_expr(x) if isinstance(x, AST) else copy.deepcopy(x) for x in v]
+        elif isinstance(v, AST):
+            d[k] = copy_expr(v)
+        elif t in _ATOMS or (t is tuple and all(type(x) in _ATOMS for x in v)):
+            d[k] = v  # (what `copy.deepcopy` gives for it: the same object)
+        else:
+            d[k] = copy.deepcopy(v)
+    if "_aj_orig" in d:
+        d["_aj_orig"] = False
     return new
+
+
+# the values `copy.deepcopy` returns as they are (a node's names, constants, flags, child ids)
+_ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), type(Ellipsis)})

@@ -1279,13 +1279,15 @@ def _line(node, loop) -> int:
 
 
 def _shallow(stmt):
+    """The expression nodes of ``stmt`` itself (not of the statements in it), in `gast.walk`
+    order."""
     for _f, value in gast.iter_fields(stmt):
         if isinstance(value, gast.expr):
-            yield from gast.walk(value)
+            yield from walk_bfs(value)
         elif isinstance(value, list):
             for v in value:
                 if isinstance(v, gast.expr):
-                    yield from gast.walk(v)
+                    yield from walk_bfs(v)
 
 
 _ARITH = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.IfExp)

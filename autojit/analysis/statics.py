@@ -167,20 +167,16 @@ _NOT_NODES = frozenset(
     {"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "type_comment", "is_async", "level",
      "module", "names", "conversion"}
 )  # fmt: skip
-_FIELDS: dict[type, tuple[str, ...]] = {
-    # gast's field order (it walks a function's `args` before its `posonlyargs`)
-    ast.arguments: (
-        "args", "posonlyargs", "vararg", "kwonlyargs", "kw_defaults", "kwarg", "defaults"
-    ),
-}  # fmt: skip
+_FIELDS = ChildFields(_NOT_NODES)  # (a dict: `_FIELDS[kind]`, filled on first use of a class)
+# gast's field order (it walks a function's `args` before its `posonlyargs`)
+_FIELDS[ast.arguments] = (
+    "args", "posonlyargs", "vararg", "kwonlyargs", "kw_defaults", "kwarg", "defaults"
+)  # fmt: skip
+_FIELDS[ast.Constant] = ()  # (its value is never a node)
 
 
 def _node_fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        names: tuple[str, ...] = getattr(kind, "_fields", ())
-        fields = _FIELDS[kind] = tuple(f for f in names if f not in _NOT_NODES)
-    return fields
+    return _FIELDS[kind]
 
 
 # the nodes whose parent the inference asks for (a parameter's Name, and on the way up from it
@@ -192,29 +188,65 @@ _PARENTED = frozenset({ast.Name, ast.Call, ast.Attribute, ast.Compare, ast.BoolO
 _ENDS_BLOCK = frozenset({ast.Return, ast.Break, ast.Continue, ast.Raise})
 
 
-def _index(fn) -> tuple[list, dict[int, ast.AST]]:
-    """The nodes of ``fn`` in ``gast.walk`` order (breadth first) and the parent of each node
-    of a class in ``_PARENTED``; the dead code after a return/break/continue/raise is left out."""
-    nodes = [fn]
-    parents: dict[int, ast.AST] = {}
-    append, AST, fields_of, parented = nodes.append, ast.AST, _node_fields, _PARENTED
-    ends = _ENDS_BLOCK
-    for node in nodes:  # (the list grows as it is read)
-        for f in fields_of(type(node)):
+class _Indexed:
+    """What the inference passes read of a function, found in one traversal (each list in
+    ``gast.walk`` order, breadth first; the dead code after a return/break/continue/raise is
+    left out)."""
+
+    __slots__ = ("names", "work", "assigns", "parents")
+
+    def __init__(self) -> None:
+        self.names: list = []  # the loads of a parameter (ast.Name)
+        self.work: list = []  # calls and subscripts
+        self.assigns: list = []  # assignments and for loops (what `_derived` reads)
+        self.parents: dict[int, ast.AST] = {}  # of a parameter's load, and of _PARENTED nodes
+
+
+# the lists of _Indexed the nodes of a class go to: True for `work`, False for `assigns`
+_ROLE = {ast.Call: True, ast.Subscript: True}
+_ROLE.update(dict.fromkeys((ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For), False))
+
+
+def _index(fn, params: set[str]) -> _Indexed:
+    """Index ``fn``'s nodes in one breadth-first traversal (see :class:`_Indexed`)."""
+    out = _Indexed()
+    names, parents, work, assigns = out.names, out.parents, out.work, out.assigns
+    queue = [fn]
+    append, AST, fields_of, parented = queue.append, ast.AST, _FIELDS, _PARENTED
+    ends, role, Name, Load = _ENDS_BLOCK, _ROLE, ast.Name, ast.Load
+    for node in queue:  # (the list grows as it is read)
+        for f in fields_of[type(node)]:
             v = getattr(node, f, None)
             if type(v) is list:
                 for c in v:
-                    if isinstance(c, AST):
-                        if type(c) in parented:
+                    t = type(c)
+                    if t is Name:  # (a leaf: nothing to walk below it)
+                        if c.id in params and type(c.ctx) is Load:
+                            names.append(c)
                             parents[id(c)] = node
+                    elif isinstance(c, AST):
+                        if t in parented:
+                            parents[id(c)] = node
+                        r = role.get(t)
+                        if r is not None:
+                            (work if r else assigns).append(c)
                         append(c)
-                        if type(c) in ends:
+                        if t in ends:
                             break
-            elif v is not None and isinstance(v, AST):
-                if type(v) in parented:
-                    parents[id(v)] = node
-                append(v)
-    return nodes, parents
+            elif v is not None:
+                t = type(v)
+                if t is Name:
+                    if v.id in params and type(v.ctx) is Load:
+                        names.append(v)
+                        parents[id(v)] = node
+                elif isinstance(v, AST):
+                    if t in parented:
+                        parents[id(v)] = node
+                    r = role.get(t)
+                    if r is not None:
+                        (work if r else assigns).append(v)
+                    append(v)
+    return out
 
 
 def _as_ast(fn):
@@ -259,36 +291,36 @@ def _infer(fn, scope: ModuleScope, memo: dict, stack: tuple) -> list[StaticReaso
     every = args.posonlyargs + args.args + args.kwonlyargs
     params = [a.arg for a in every]
     arrays = {a.arg for a in every if _array_annotation(a.annotation)}
-    nodes, parents = _index(fn)  # one traversal shared by the passes below
-    return _infer_indexed(fn, scope, memo, stack, params, arrays, nodes, parents)
+    index = _index(fn, set(params))  # one traversal shared by the passes below
+    return _infer_indexed(fn, scope, memo, stack, params, arrays, index)
 
 
-def _infer_indexed(fn, scope, memo, stack, params, arrays, nodes, parents) -> list[StaticReason]:
+def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> list[StaticReason]:
     args = fn.args
-    arrays |= _used_as_array(nodes, set(params), parents, scope)
+    parents = index.parents
+    arrays |= _used_as_array(index.names, parents, scope)
 
     candidates: dict[str, list[StaticReason]] = {}
     derived: dict[str, set[str]] = {}
 
     def mark(expr, why: str) -> None:
         if not derived:  # computed on the first mark (a function may have none)
-            derived.update(_derived(nodes, params))
+            derived.update(_derived(index.assigns, params))
         for name in _reads(expr) - _shape_only_reads(expr):
             for p in derived.get(name, ()):
                 if p in params and p not in arrays:
                     candidates.setdefault(p, []).append(StaticReason(p, expr, why))
 
     inner = stack + (fn.name,)
-    Call, Subscript = ast.Call, ast.Subscript
-    for node in nodes:
-        t = type(node)
-        if t is Call:
+    Call = ast.Call
+    for node in index.work:
+        if type(node) is Call:
             _visit_call(node, scope, mark, memo, inner)
-        elif t is Subscript:  # a read x[:n], or an update y[:k] = v
+        else:  # a read x[:n], or an update y[:k] = v
             for part in _slice_bounds(node.slice):
                 mark(part, "it is a slice bound, which sets the size of the slice")
 
-    for p, why, at in _flags_and_non_arrays(nodes, params, parents, scope):
+    for p, why, at in _flags_and_non_arrays(index.names, params, parents, scope):
         if p not in arrays:
             candidates.setdefault(p, []).append(StaticReason(p, at, why))
 
@@ -389,12 +421,13 @@ def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
     return memo[name]
 
 
-def _derived(nodes: list, params: list[str]) -> dict[str, set[str]]:
-    """local name -> the parameters its value is computed from (transitively)."""
+def _derived(assigns_found: list, params: list[str]) -> dict[str, set[str]]:
+    """local name -> the parameters its value is computed from (transitively), from the
+    assignments and for loops of a function (``_Indexed.assigns``)."""
     derived: dict[str, set[str]] = {p: {p} for p in params}
     assigns: list[tuple[set[str], set[str]]] = []
     Assign, AnnAssign, AugAssign, For = ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For
-    for node in nodes:
+    for node in assigns_found:
         t = type(node)
         if t is Assign:
             targets: set[str] = set()
@@ -434,30 +467,27 @@ def _array_annotation(ann) -> bool:
     return name in _ARRAY_ANNOTATIONS or name.rsplit(".", 1)[-1] == "Array"
 
 
-def _used_as_array(nodes: list, params: set[str], parents: dict, scope: ModuleScope) -> set[str]:
-    """Parameters used as arrays: indexed, array methods called on them, data of a jax call."""
+def _used_as_array(names: list, parents: dict, scope: ModuleScope) -> set[str]:
+    """Parameters used as arrays (``names``: the loads of a parameter): indexed, array methods
+    called on them, data of a jax call."""
     out: set[str] = set()
-    Name, Load = ast.Name, ast.Load
-    for node in nodes:
-        if not (type(node) is Name and node.id in params):
-            continue
-        if not isinstance(node.ctx, Load):
-            continue
+    for node in names:
+        name: str = node.id
         parent = parents.get(id(node))
         if isinstance(parent, ast.Subscript) and parent.value is node:
             if not _constant_index(parent.slice):
-                out.add(node.id)  # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints)
+                out.add(name)  # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints)
         elif isinstance(parent, ast.Attribute) and parent.value is node:
             if parent.attr in _ARRAY_METHODS:
-                out.add(node.id)
+                out.add(name)
         elif isinstance(parent, ast.Call) and node in parent.args:
             q = scope.qualified(dotted_name(parent.func) or "") or ""
             if q.startswith("jax.") and q not in SHAPE_ARGUMENTS and q not in CALLABLE_ARGUMENTS:
-                out.add(node.id)
+                out.add(name)
             elif q in SHAPE_ARGUMENTS:
                 positions = SHAPE_ARGUMENTS[q][0]
                 if positions != "*" and parent.args.index(node) not in positions:
-                    out.add(node.id)
+                    out.add(name)
     return out
 
 
@@ -474,13 +504,12 @@ def _constant_int(node) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int
 
 
-def _flags_and_non_arrays(nodes: list, params: list[str], parents: dict, scope: ModuleScope):
-    """(parameter, why, node) for flags, strings and callables."""
+def _flags_and_non_arrays(names: list, params: list[str], parents: dict, scope: ModuleScope):
+    """(parameter, why, node) for flags, strings and callables (``names``: the loads of a
+    parameter)."""
     uses: dict[str, list[tuple[str, ast.AST]]] = {p: [] for p in params}
-    Name, Load = ast.Name, ast.Load
-    for node in nodes:
-        if type(node) is Name and node.id in uses and isinstance(node.ctx, Load):
-            uses[node.id].append((_use_kind(node, parents, scope), node))
+    for node in names:
+        uses[node.id].append((_use_kind(node, parents, scope), node))
     out = []
     for p, occ in uses.items():
         kinds = {k for k, _ in occ}

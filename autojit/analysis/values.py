@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import gast
 
@@ -38,8 +38,10 @@ class Kind(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
+    """An abstract value: immutable (a named tuple, not a frozen dataclass: made, compared and
+    hashed at a tuple's cost)."""
+
     kind: Kind
     dtype: str | None = None
     scalar: bool | None = None
@@ -139,7 +141,7 @@ class ValueAnalysis:
         if isinstance(s, gast.Assign):
             v = self.value(s.value, env)
             if isinstance(s.value, gast.Name) and v.kind in (Kind.TRACED, Kind.NUMPY, Kind.UNKNOWN):
-                v = replace(v, alias_of=s.value.id)  # `y = x`: both names are one array
+                v = v._replace(alias_of=s.value.id)  # `y = x`: both names are one array
             tree: object = None
             full = False
             if isinstance(s.value, gast.Call) and (self.defs or self.outer is not None):
@@ -160,8 +162,8 @@ class ValueAnalysis:
                 cur = env.get(s.target.id, self.global_value(s.target.id))
                 new = self.binop(cur, self.value(s.value, env))
                 if cur.kind in (Kind.LIST, Kind.NUMPY):
-                    new = replace(cur, alias_of=None)
-                env[s.target.id] = replace(new, alias_of=None)
+                    new = cur._replace(alias_of=None)
+                env[s.target.id] = new._replace(alias_of=None)
             return env
         if isinstance(s, gast.If):
             a = self.block(s.body, dict(env))
@@ -171,7 +173,7 @@ class ValueAnalysis:
                 # a traced `if` becomes lax.cond / jnp.where: what it assigns is traced after it
                 for name in self.activity.of(s).writes:
                     if name in joined and joined[name].kind in (Kind.STATIC, Kind.UNKNOWN):
-                        joined[name] = replace(joined[name], kind=Kind.TRACED)
+                        joined[name] = joined[name]._replace(kind=Kind.TRACED)
             return joined
         if isinstance(s, (gast.For, gast.While)):
             if isinstance(s, gast.For):
@@ -247,7 +249,7 @@ class ValueAnalysis:
                 v = self.value(source, env)
                 if v.kind in (Kind.TRACED, Kind.NUMPY, Kind.UNKNOWN):
                     cur = into.get(target.id, UNKNOWN)
-                    into[target.id] = replace(cur, alias_of=source.id)
+                    into[target.id] = cur._replace(alias_of=source.id)
 
     def iter_element(self, it, env: Env) -> Value:
         if isinstance(it, gast.Call):
@@ -269,7 +271,7 @@ class ValueAnalysis:
     def global_value(self, name: str) -> Value:
         if name in self.enclosing:
             v = self.enclosing[name]
-            return replace(v, alias_of=None)
+            return v._replace(alias_of=None)
         if name in self.scope.modules or name in self.scope.imported_names:
             return STATIC
         if name in self.scope.constants or name in self.scope.functions:
@@ -373,7 +375,7 @@ class ValueAnalysis:
                 return Value(Kind.LIST)
             if isinstance(node.op, gast.Mult) and Kind.LIST in (a.kind, b.kind):
                 return Value(Kind.LIST)  # `[0] * n`: a Python list, mutable as it is
-            return replace(v, shape_of=shape_of)
+            return v._replace(shape_of=shape_of)
         if isinstance(node, gast.UnaryOp):
             v = self.value(node.operand, env)
             if isinstance(node.op, gast.Not):
@@ -412,13 +414,13 @@ class ValueAnalysis:
             out = vals[0]
             for v in vals[1:]:
                 out = out.join(v)
-            return replace(out, alias_of=None)
+            return out._replace(alias_of=None)
         if isinstance(node, gast.IfExp):
             test = self.value(node.test, env)
             out = self.value(node.body, env).join(self.value(node.orelse, env))
             if test.traced and out.kind is Kind.STATIC:
                 # a traced test selects under jit (jnp.where / lax.cond): a traced result
-                out = replace(out, kind=Kind.TRACED, alias_of=None)
+                out = out._replace(kind=Kind.TRACED, alias_of=None)
             return out
         if isinstance(node, (gast.List, gast.ListComp)):
             return Value(Kind.LIST)
@@ -622,7 +624,7 @@ class ValueAnalysis:
                 and len(node.args) == 1
                 and not node.keywords
             ):
-                return replace(first, alias_of=node.args[0].id if short == "asarray" else None)
+                return first._replace(alias_of=node.args[0].id if short == "asarray" else None)
             dt = [k.value for k in node.keywords if k.arg == "dtype"] + node.args[1:2]
             return Value(Kind.TRACED, _dtype_kind(dt[0]) if dt else first.dtype, first.scalar)
         if short in ("zeros_like", "ones_like", "full_like", "empty_like") and node.args:

@@ -40,19 +40,32 @@ _PASSED_AT = re.compile(_TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]"
 _TRANSFORM_NAMES = _TRANSFORMS[3:-1].split("|")
 
 
-def _passed_names(text: str) -> set[str]:
-    """Names passed to a jax transform (`jax.jit(f)`): `_PASSED.findall`, but found from the
-    occurrences of each transform's name (a plain text search) instead of a regex scan."""
+# `(name,` / `(name)`: the end of a _PASSED match, from its parenthesis
+_PASSED_ARGUMENT = re.compile(r"\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
+
+
+def _passed_names(text: str, names: set[str]) -> set[str]:
+    """Which of ``names`` are passed to a jax transform (`jax.jit(f)`): those of
+    `_PASSED.findall(text)`. Each `(name,` of one of them is found (a search for a parenthesis,
+    cheaper than one for each transform's name), then a transform's name before it."""
     out: set[str] = set()
-    for t in _TRANSFORM_NAMES:
-        i = text.find(t)
-        while i >= 0:
-            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
-                m = _PASSED_AT.match(text, i)
-                if m:
-                    out.add(m.group(1))
-            i = text.find(t, i + 1)
+    for m in _PASSED_ARGUMENT.finditer(text):
+        name = m.group(1)
+        if name in names and name not in out and _transform_before(text, m.start()):
+            out.add(name)
     return out
+
+
+def _transform_before(text: str, k: int) -> bool:
+    """Whether a transform's name (a whole word) ends at ``k``, but for blanks (`\\s*`)."""
+    while k > 0 and text[k - 1].isspace():  # (`\\s` is `str.isspace`)
+        k -= 1
+    for t in _TRANSFORM_NAMES:
+        i = k - len(t)
+        if i >= 0 and text.startswith(t, i):
+            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+                return True
+    return False
 
 
 # The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
@@ -158,7 +171,6 @@ _EAGER_DRIVER = re.compile(
 
 
 def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]:
-    passed = _passed_names(text)
     aliases = scope.jax_aliases
     if any(m == "jax" or m.startswith("jax.") for m in scope.modules.values()) or any(
         m.startswith("jax.") for m in scope.imported_names.values()
@@ -206,13 +218,18 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
             ):
                 out.append(_Candidate(node, qual))
 
+    defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = []
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            consider(stmt, "")
+            defs.append((stmt, ""))
         elif isinstance(stmt, ast.ClassDef):
             for sub in stmt.body:
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    consider(sub, f"{stmt.name}.")
+                    defs.append((sub, f"{stmt.name}."))
+    # (only the functions of the file are looked up: the names passed of theirs)
+    passed = _passed_names(text, {node.name for node, _ in defs}) if only is None else set()
+    for node, prefix in defs:
+        consider(node, prefix)
     # helpers called by a candidate are traced with it: convert them too. Each candidate is
     # scanned once; a plain text search finds the module functions it may call, and only a
     # candidate whose text names a function not yet converted is walked to confirm the call.

@@ -238,12 +238,23 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
     # spelled otherwise than the parser reads it; else a substring search)
     words_ok = bool(scope.functions) and identifiers_literal(text)
     words_ok = words_ok and all(n.isascii() for n in scope.functions)
+    words: bytes | None = None  # an ASCII text's bytes, every non-word character a blank
+    functions: dict[bytes, str] = {}  # (then the module's function names, as bytes)
     k = 0
     while scope.functions and only is None and k < len(out):
         c = out[k]
         k += 1
         start, end = src.stmt_span(c.node)
-        if words_ok:
+        if words_ok and text.isascii():  # (the words of `_WORD.findall`, split at blanks)
+            if words is None:
+                words = text.encode("ascii").translate(_BLANK_NON_WORD)
+                functions = {n.encode("ascii"): n for n in scope.functions}
+            maybe = {
+                functions[w]
+                for w in set(words[start:end].split())
+                if w in functions and functions[w] not in by_name
+            }
+        elif words_ok:
             maybe = {
                 n
                 for n in set(_WORD.findall(text, start, end))
@@ -270,6 +281,9 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
 
 
 _WORD = re.compile(r"\w+")
+# bytes.translate table: each ASCII character that `\w` does not match becomes a blank
+_BLANK_NON_WORD = bytes(c if chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(128))
+_BLANK_NON_WORD += b" " * 128  # (never read: the text is ASCII)
 _LEAVES = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "type_comment"})
 _CHILD_FIELDS = ChildFields(_LEAVES)
 

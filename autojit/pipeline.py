@@ -319,15 +319,25 @@ def _word_at(text: str, word: str):
         i = text.find(word, i + 1)
 
 
-# every match of _EAGER_DRIVER holds one of these
-_EAGER_WORDS = ("jit", "block_until_ready", "device_get", "testing.", "time")
+# where a match of _EAGER_DRIVER may start: at each of these words, less the offset (`.`
+# before block_until_ready, `np.` / `numpy.` before testing.)
+_EAGER_STARTS = (
+    ("jit", (0,)), ("block_until_ready", (1,)), ("device_get", (0,)), ("testing.", (3, 6)),
+    ("time", (0,)),
+)  # fmt: skip
 
 
 def _eager_driver(text: str, start: int, end: int) -> bool:
-    """`_EAGER_DRIVER.search(text, start, end)`, after a cheap check that it can match."""
-    if not any(text.find(w, start, end) >= 0 for w in _EAGER_WORDS):
-        return False
-    return _EAGER_DRIVER.search(text, start, end) is not None
+    """`_EAGER_DRIVER.search(text, start, end)`, tried only where a match may start: before the
+    occurrences of a few words (plain text searches)."""
+    for word, offsets in _EAGER_STARTS:
+        i = text.find(word, start, end)
+        while i >= 0:
+            for back in offsets:
+                if i - back >= start and _EAGER_DRIVER.match(text, i - back, end):
+                    return True
+            i = text.find(word, i + 1, end)
+    return False
 
 
 def _docstring_span(node, src: SourceText) -> tuple[int, int]:

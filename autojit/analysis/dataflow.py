@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from .activity import ActivityAnalysis
+from .activity import ActivityAnalysis, expr_activity
 
 _TERMINATORS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
 # statements with no block and no jump: both analyses treat them by their activity alone
@@ -41,8 +41,6 @@ class Liveness:
         return cur
 
     def _reads_of_expr(self, node) -> frozenset[str]:
-        from .activity import expr_activity
-
         return frozenset(expr_activity(node).reads)
 
     def stmt(self, s, out: frozenset[str]) -> frozenset[str]:
@@ -63,12 +61,13 @@ class Liveness:
             return self._reads_of_expr(s.test) | body | orelse
         if isinstance(s, gast.While):
             after = self.block(s.orelse, out) | out
-            head = self._reads_of_expr(s.test) | after
+            test = self._reads_of_expr(s.test)
+            head = test | after
             for _ in range(len(act.writes) + 2):
                 self._loops.append((head, out))
                 body = self.block(s.body, head)
                 self._loops.pop()
-                new_head = self._reads_of_expr(s.test) | body | after
+                new_head = test | body | after
                 if new_head == head:
                     break
                 head = new_head
@@ -103,8 +102,6 @@ class Liveness:
 
     @staticmethod
     def _target_writes(target) -> set[str]:
-        from .activity import expr_activity
-
         return expr_activity(target).writes
 
 
@@ -163,8 +160,6 @@ class Definedness:
         if isinstance(s, (gast.While, gast.For, gast.AsyncFor)):
             loop_sure = sure
             if isinstance(s, (gast.For, gast.AsyncFor)):
-                from .activity import expr_activity
-
                 loop_sure = sure | frozenset(expr_activity(s.target).writes)
             maybe2 = maybe | frozenset(act.writes)
             self.block(s.body, loop_sure, maybe2)

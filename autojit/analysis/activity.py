@@ -177,6 +177,8 @@ _Name, _Load, _Store, _Del, _Constant, _AST = (
     gast.Constant,
     gast.AST,
 )
+_Attribute, _Call = gast.Attribute, gast.Call
+_Assign, _Expr, _Return, _If = gast.Assign, gast.Expr, gast.Return, gast.If
 # the classes `_names` treats apart (any other: its children's names)
 _SPECIAL = frozenset({gast.Subscript, gast.Attribute, gast.NamedExpr, gast.Lambda, gast.DictComp,
                       *_COMPREHENSIONS})  # fmt: skip
@@ -190,6 +192,17 @@ def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
             reads.add(node.id)
         elif c is _Store or c is _Del:
             writes.add(node.id)
+        return
+    # the next commonest, their children visited directly (what the field loop below does)
+    if t is _Attribute and not isinstance(node.ctx, (_Store, _Del)):
+        _names(node.value, reads, writes, mutates)
+        return
+    if t is _Call:
+        _names(node.func, reads, writes, mutates)
+        for a in node.args:
+            _names(a, reads, writes, mutates)
+        for k in node.keywords:
+            _names(k.value, reads, writes, mutates)
         return
     if t is _Constant:
         return  # (no name in it)
@@ -281,6 +294,24 @@ class ActivityAnalysis:
 
     def _compute(self, stmt: gast.AST) -> Activity:
         act = Activity()
+        t = type(stmt)
+        # the commonest statements first: what the field loop at the end gives them, in its order
+        if t is _Assign:
+            for target in stmt.targets:
+                _add_expr(act, target)
+            _add_expr(act, stmt.value)
+            return act
+        if t is _Expr or t is _Return:
+            if stmt.value is not None:
+                _add_expr(act, stmt.value)
+            return act
+        if t is _If:
+            _add_expr(act, stmt.test)
+            for item in stmt.body:
+                act.update(self.of(item))
+            for item in stmt.orelse:
+                act.update(self.of(item))
+            return act
         if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
             for d in stmt.decorator_list:
                 act.update(expr_activity(d))

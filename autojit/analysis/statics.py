@@ -998,7 +998,7 @@ def _index_calls(
     spans a line that names it (a definition's decorators come before its own line; positions
     inside an f-string are not relied on)."""
     loop_types = (ast.For, ast.While, ast.comprehension)
-    AST, skip, Joined = ast.AST, ast.expr_context, ast.JoinedStr
+    AST, Joined, leaves = ast.AST, ast.JoinedStr, _LEAVES
     find, n_lines = bisect.bisect_left, len(lines) if lines is not None else 0
     stack: list[tuple[ast.AST, list, tuple, bool]] = [
         (s, [], (i,), lines is None) for i, s in reversed(list(enumerate(stmts)))
@@ -1032,20 +1032,21 @@ def _index_calls(
                 if f.args[0].id in names:
                     by_jitted.setdefault(f.args[0].id, []).append(((key, path), node, loops))
         inner = loops + [node] if isinstance(node, loop_types) else loops
-        kind = type(node)
-        fields = _CALL_FIELDS[kind]
-        children: list[ast.AST] = []
-        for name in fields:
+        children: list[ast.AST] = []  # (no context: `ctx` is not one of the fields)
+        for name in _CALL_FIELDS[type(node)]:
             v = getattr(node, name, None)
             if type(v) is list:
-                children.extend(c for c in v if isinstance(c, AST) and not isinstance(c, skip))
-            elif v is not None and isinstance(v, AST) and not isinstance(v, skip):
+                children += [c for c in v if isinstance(c, AST)]
+            elif isinstance(v, AST):
                 children.append(v)
         for i in range(len(children) - 1, -1, -1):
-            push((children[i], inner, path + (i,), entire))
+            c = children[i]
+            if type(c) not in leaves:  # (a name or a constant holds no call: not visited)
+                push((c, inner, path + (i,), entire))
 
 
 _CALL_FIELDS = ChildFields(_NOT_NODES)  # contexts and fields with no node left out
+_LEAVES = frozenset({ast.Name, ast.Constant})
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 

@@ -774,7 +774,8 @@ def recompile_warnings(
     )
     annotations = {a.arg: a.annotation for a in positional + args.kwonlyargs}
     sites: list = []
-    if module_text.count(fn.name) > 1 or not module_text.isascii():
+    first = module_text.find(fn.name)  # (then a second one, not overlapping: `count(name) > 1`)
+    if module_text.find(fn.name, first + len(fn.name)) >= 0 or not module_text.isascii():
         # (a name written once in the file, at its `def`, has no call sites to index)
         tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's parse
         sites = (

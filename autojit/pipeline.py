@@ -266,7 +266,10 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
             }
         if not maybe:
             continue
-        for n in _calls(c.node):
+        # (where each identifier is written as the parser reads it, only the nodes on a line
+        # that names one of `maybe` are walked)
+        lines = _lines_naming(text, src, maybe, start, end) if words_ok else None
+        for n in _calls(c.node, lines):
             if isinstance(n.func, ast.Name) and n.func.id in maybe:
                 fn = scope.functions.get(n.func.id)
                 if (
@@ -288,13 +291,29 @@ _LEAVES = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "kind", "t
 _CHILD_FIELDS = ChildFields(_LEAVES)
 
 
-def _calls(node):
-    """Every call inside ``node`` (in no particular order): `ast.walk`, without its cost."""
-    stack = [node]
-    pop, push, AST, Call = stack.pop, stack.append, ast.AST, ast.Call
+def _calls(node, lines: list[int] | None = None):
+    """Every call inside ``node`` (in no particular order): `ast.walk`, without its cost. With
+    ``lines`` (sorted), only the nodes that span one of them are entered, as
+    `statics._index_calls` does: a call of a name, and every node around it, spans a line that
+    names it (a definition's decorators come before its own line; positions inside an f-string
+    are not relied on)."""
+    stack = [(node, lines is None)]
+    pop, push, AST, Call, Joined = stack.pop, stack.append, ast.AST, ast.Call, ast.JoinedStr
+    find, n_lines = bisect.bisect_left, len(lines) if lines is not None else 0
     while stack:
-        n = pop()
+        n, entire = pop()
         kind = type(n)
+        if not entire:
+            lo = getattr(n, "lineno", None)
+            if lo is not None:
+                if kind in _DEFINITIONS:
+                    for d in n.decorator_list:
+                        lo = min(lo, d.lineno)
+                i = find(lines, lo)  # type: ignore[arg-type]
+                if i == n_lines or lines[i] > (n.end_lineno or lo):  # type: ignore[index]
+                    continue
+            if kind is Joined:
+                entire = True
         if kind is Call:
             yield n
         fields = _CHILD_FIELDS[kind]
@@ -303,9 +322,24 @@ def _calls(node):
             if type(v) is list:
                 for x in v:
                     if isinstance(x, AST):
-                        push(x)
+                        push((x, entire))
             elif v is not None and isinstance(v, AST):
-                push(v)
+                push((v, entire))
+
+
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+def _lines_naming(text: str, src: SourceText, names: set[str], start: int, end: int) -> list[int]:
+    """The lines (1-based, sorted) on which one of ``names`` is written between the offsets
+    ``start`` and ``end`` of ``text``."""
+    starts, out = src.line_starts, set()
+    for name in names:
+        i = text.find(name, start, end)
+        while i >= 0:
+            out.add(bisect.bisect_right(starts, i))
+            i = text.find(name, i + 1, end)
+    return sorted(out)
 
 
 def _word_at(text: str, word: str):

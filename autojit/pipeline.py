@@ -212,6 +212,8 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 if node.end_lineno < len(src.line_starts)
                 else len(text)
             )
+            if not names_jax(start, end):  # (nor then on either side of its docstring)
+                return
             doc = _docstring_span(node, src)
             if (names_jax(start, doc[0]) or names_jax(doc[1], end)) and not _eager_driver(
                 text, start, end

@@ -540,13 +540,18 @@ def analyse_units(fn, scope: ModuleScope, static_names: set[str]):
     return out
 
 
-def _analyse_unit(unit, enclosing, scope: ModuleScope, static_names: set[str], out: list) -> None:
+def _analyse_unit(
+    unit, enclosing, scope: ModuleScope, static_names: set[str], out: list, activity=None
+) -> None:
     # a module function, not a recursive closure: that is a reference cycle, which keeps the
     # tree and its analyses alive until the garbage collector runs
-    analysis = FunctionAnalysis(unit, scope, static_names if not out else set(), enclosing)
+    statics = static_names if not out else set()
+    analysis = FunctionAnalysis(unit, scope, statics, enclosing, activity)
     out.append((unit, analysis))
     for s in _nested_functions(unit.body, []):
-        _analyse_unit(s, {**enclosing, **analysis.env_before(s)}, scope, static_names, out)
+        # (the activity of its statements, computed here for its free reads: the tree is the same)
+        inner = analysis.activity.take_nested(s)
+        _analyse_unit(s, {**enclosing, **analysis.env_before(s)}, scope, static_names, out, inner)
 
 
 def _nested_functions(stmts: list, out: list) -> list:

@@ -32,12 +32,15 @@ class FunctionAnalysis:
         scope: ModuleScope,
         static_params: set[str] | None = None,
         enclosing: dict[str, Value] | None = None,
+        activity: ActivityAnalysis | None = None,
     ) -> None:
+        # ``activity``: a fresh ActivityAnalysis, or one already filled for ``fn``'s statements on
+        # this same tree (`ActivityAnalysis.take_nested` of its enclosing function's)
         self.fn = fn
         self.scope = scope
         self.params = param_names(fn.args)
         self.static_params = set(static_params or ())
-        self.activity = ActivityAnalysis()
+        self.activity = activity if activity is not None else ActivityAnalysis()
         self.liveness = Liveness(fn, self.activity)
         self.definedness = Definedness(fn, self.activity, set(self.params))
         self.values = ValueAnalysis(fn, scope, self.activity, self._param_values(), enclosing)

@@ -264,9 +264,11 @@ def _names(node, reads: set[str], writes: set[str], mutates: set[str]) -> None:
             _names(v, reads, writes, mutates)
 
 
-def function_free_reads(fn) -> set[str]:
-    """Names a nested function (or lambda body) reads from its enclosing scope."""
-    inner = ActivityAnalysis()
+def function_free_reads(fn, inner: ActivityAnalysis | None = None) -> set[str]:
+    """Names a nested function (or lambda body) reads from its enclosing scope (``inner``: a
+    fresh analysis for ``fn``'s statements, which this fills)."""
+    if inner is None:
+        inner = ActivityAnalysis()
     body = Activity()
     for s in fn.body:
         body.update(inner.of(s))
@@ -279,6 +281,15 @@ class ActivityAnalysis:
 
     def __init__(self) -> None:
         self._cache: dict[int, Activity] = {}
+        # the analyses of the functions defined here, filled for their free reads: handed to
+        # their own FunctionAnalysis (see `take_nested`), which would compute the same again
+        self._nested: dict[int, ActivityAnalysis] = {}
+
+    def take_nested(self, fn: gast.AST) -> ActivityAnalysis | None:
+        """The analysis of the statements of ``fn``, a function defined in this one, as made for
+        its free reads (None if it was not): for the analysis of ``fn`` made right after this
+        one's, on the same tree. It is handed over once."""
+        return self._nested.pop(id(fn), None)
 
     def of(self, stmt: gast.AST) -> Activity:
         act = self._cache.get(id(stmt))
@@ -317,7 +328,8 @@ class ActivityAnalysis:
                 act.update(expr_activity(d))
             for d in stmt.args.defaults + [d for d in stmt.args.kw_defaults if d is not None]:
                 act.update(expr_activity(d))
-            act.reads |= function_free_reads(stmt)
+            inner = self._nested[id(stmt)] = ActivityAnalysis()
+            act.reads |= function_free_reads(stmt, inner)
             act.writes.add(stmt.name)
             return act
         if isinstance(stmt, gast.ClassDef):

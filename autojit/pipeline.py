@@ -35,8 +35,8 @@ from .source import SourceText, newline_of
 
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
 _TRANSFORMS = r"(?:jit|vmap|grad|value_and_grad|pmap|jacfwd|jacrev|hessian|checkpoint|remat|convert|scan|fori_loop|while_loop|cond)"
+# what `_passed_names` finds (the readable form; tests/test_prescans.py holds it to it)
 _PASSED = re.compile(r"\b" + _TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
-_PASSED_AT = re.compile(_TRANSFORMS + r"\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*[,)]")
 _TRANSFORM_NAMES = _TRANSFORMS[3:-1].split("|")
 
 

@@ -1073,3 +1073,19 @@ def g(x, k):
     check_paths(text, "f", calls((np.ones(3, F32),), (-np.ones(3, F32),)), expect=["AJ102"])
     args = [(np.ones(3, F32), I32(2)), (-np.ones(3, F32), I32(2))]
     check_paths(text, "g", calls(*args), expect=["AJ101"])
+
+
+def test_static_operand_before_one_traced_one_is_kept_as_python():
+    """`x.ndim == 1 and x.sum()`: Python reads the static part, then gives it or the traced
+    value as it is, which works under jit. Nothing to rewrite: the text is kept byte for byte
+    and no AJ105 is reported (it was, with the line regenerated as `(x.ndim == 1) and ...`)."""
+    text = HEADER + (
+        "def f(x, n):\n"
+        "    s = jnp.zeros(n)\n"
+        "    return x.ndim == 1 and x.sum() + s.sum()\n"
+    )
+    c = convert(text)
+    assert "AJ105" not in {ch.code for ch in c.changes}
+    assert "return x.ndim == 1 and x.sum() + s.sum()" in c.text
+    calls = [((np.arange(3, dtype=F32), 2), {}), ((np.ones((2, 2), F32), 2), {})]
+    check_paths(text, "f", calls)

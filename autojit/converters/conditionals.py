@@ -126,6 +126,7 @@ class _Conditionals:
                     cache.pop(id(a), None)
         if self.created:
             self._loops_in_branches()
+            self._conditionals_in_branches()
         # "kept as a Python if" is context for the conditionals that were converted or refused:
         # a function with nothing else to report stays silent (so `autojit check` is clean)
         if all(c.code == "AJ100" for c in self.ctx.changes) and not self.ctx.refusals:
@@ -151,6 +152,24 @@ class _Conditionals:
             FunctionAnalysis(ctx.fn, ctx.scope, self.an.static_params, self.an.values.enclosing),
         )
 
+    def _conditionals_in_branches(self) -> None:
+        """A value passed into a branch function is a lax.cond operand, traced there, where
+        this converter saw its value before the `if` (a Python number, say): a ternary, and/or,
+        `not` or `if` on it inside the branch was kept as Python and fails under jit. This
+        converter runs again on the branch functions made here that hold one, as it would on
+        the converted output (converting twice changes nothing)."""
+        ctx, created = self.ctx, self.created
+        outermost = [
+            st
+            for st in walk_statements(ctx.fn.body)  # (a function's own body not entered)
+            if id(st) in created and _may_convert(st)
+        ]
+        if not outermost:
+            return
+        an = FunctionAnalysis(ctx.fn, ctx.scope, self.an.static_params, self.an.values.enclosing)
+        for st in outermost:
+            self._conditionals_in(st, {**an.values.enclosing, **an.env_before(st)})
+
     def _loops_in(self, ctx: Context, created, loops, unit, an) -> None:
         # a method, not a recursive closure: that is a reference cycle (garbage that only the
         # collector frees)
@@ -170,7 +189,13 @@ class _Conditionals:
     def _sub_context(self, fn, enclosing: dict) -> Context:
         c = self.ctx
         an = FunctionAnalysis(fn, c.scope, set(), enclosing)
-        return Context(c.path, c.source, c.scope, fn, an, c.names, c.options)
+        # a branch function made here has no line: what is reported in it without a line of
+        # its own is reported at its first line of user code
+        line = next(
+            (n.lineno for n in walk_bfs(fn) if getattr(n, "lineno", None)),
+            c.location(c.fn).line,
+        )
+        return Context(c.path, c.source, c.scope, fn, an, c.names, c.options, fallback_line=line)
 
     def _merge(self, sub: Context) -> None:
         self.ctx.changes.extend(x for x in sub.changes if x.code != "AJ100")
@@ -1465,6 +1490,26 @@ def _rewritable(root) -> bool:
 _WALK_FIELDS = ChildFields(("ctx", "op", "ops", "kind", "type_comment"))
 
 
+def _may_convert(fn) -> bool:
+    """Whether this converter may have work in ``fn``'s body: an `if`, `while`, `assert`, a
+    `print` call, or what `_ExprRewriter` rewrites."""
+    for st in fn.body:
+        for node in walk_bfs(st):
+            t = type(node)
+            if t in _CONVERTIBLE:
+                return True
+            if t is gast.UnaryOp and type(node.op) is gast.Not:
+                return True
+            if t is gast.Compare and len(node.ops) > 1:
+                return True
+            if t is gast.Call and type(node.func) is gast.Name and node.func.id == "print":
+                return True
+    return False
+
+
+_CONVERTIBLE = frozenset({gast.If, gast.While, gast.Assert, gast.IfExp, gast.BoolOp})
+
+
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
     """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
 
@@ -1543,6 +1588,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             k += 1
         rest = node.values[k:]
         rest_vals = vals[k:]
+        if len(rest) == 1:
+            return node  # `S and T`, `S` static: Python reads `S`, then gives `S` or `T` as is
         if all(v.dtype == "bool" for v in rest_vals):
             fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
             out = rest[-1]

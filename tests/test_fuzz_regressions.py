@@ -1055,3 +1055,47 @@ def test_range_over_an_array_length_is_not_an_iteration_of_it() -> None:
     )
     assert check(src).kind == "converted"
     _twice(src)
+
+
+def test_ternary_on_a_python_value_inside_a_branch_function() -> None:
+    """`t` and `s` are Python floats before the traced `if c < k`; inside it a ternary on
+    `n > 3 or s < s` was kept as Python, but the branch function gets `t` and `s` as lax.cond
+    operands (tracers): TracerBoolConversionError for n <= 3, and a second conversion rewrote
+    the ternary (not idempotent, seed 2026). The branch functions are converted again."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n"
+        "    t = 0.0\n"
+        "    c = 0\n"
+        "    if c < k:\n"
+        "        u = t\n"
+        "        s = u * 0.5\n"
+        "        y[n - 1] = t if n > 3 or s < s else jnp.abs(s)\n"
+        "        t = y[1]\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    short = [(x[:3], y[:3], a, k) for x, y, a, k in INPUTS]  # n = 3: the `or` is read
+    for inputs in (INPUTS, short):
+        out = oracle.run(src, inputs)
+        assert out.kind == "converted", out.report()
+    _twice(src)
+
+
+def test_augmented_assignment_of_an_aliased_array_name_rebinds_it() -> None:
+    """`s = t; t += s` with `t` an array: jax rebinds `t` (its arrays have no in-place
+    operators), so `s` keeps the old value, eagerly and under jit; the oracle's NumPy stand-in
+    made it an in-place add, changing `s` too, and reported a wrong value (seed 2026)."""
+    out = check(
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = x[0]\n"
+        "    c = 0\n"
+        "    t = jnp.where(y[2] <= 2.0, s if s < 0.5 < a else a, x[n - 1])\n"
+        "    s = t\n"
+        "    t += s\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    assert out.kind == "converted"

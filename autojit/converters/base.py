@@ -121,9 +121,13 @@ class Context:
     changes: list[Change] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     counter: dict[str, int] = field(default_factory=dict)
+    # the line reported for a node with no position (generated) in a function with none (a
+    # branch function a converter made and converts again)
+    fallback_line: int = 1
 
     def location(self, node) -> Location:
-        line = getattr(node, "lineno", None) or self.fn.lineno
+        line = getattr(node, "lineno", None) or getattr(self.fn, "lineno", None)
+        line = line or self.fallback_line
         col = getattr(node, "col_offset", None)
         col = self.source.char_col(line, col) + 1 if col is not None else 1
         end_line = getattr(node, "end_lineno", None) or line

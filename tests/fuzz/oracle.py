@@ -19,6 +19,7 @@ Outcomes (``Outcome.kind``):
 from __future__ import annotations
 
 import ast
+import operator
 import os
 import re
 import traceback
@@ -88,6 +89,52 @@ def _exec(text: str, name: str = "f") -> Callable:
     ns: dict[str, Any] = {"__name__": "aj_fuzz"}
     exec(compile(text, "<fuzz>", "exec"), ns)
     return ns[name]
+
+
+def _numpy_original(text: str, name: str = "f") -> Callable:
+    """The original with NumPy for ``jnp``, where only item updates mutate: ``t += s`` on an
+    array rebinds ``t`` to a new array, as in jax (whose arrays have no in-place operators;
+    in NumPy it would change every name bound to that array), and on anything else (a list)
+    runs as Python runs it."""
+    tree = ast.parse(text)
+    for node in list(ast.walk(tree)):
+        for _field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [_rebinding(v) for v in value]
+    ns: dict[str, Any] = {"__name__": "aj_fuzz", "_jax_aug": _jax_aug}
+    exec(compile(ast.fix_missing_locations(tree), "<fuzz>", "exec"), ns)
+    fn = ns[name]
+    fn.__globals__["jnp"] = NumpyAsJnp()
+    return fn
+
+
+def _rebinding(stmt: Any) -> Any:
+    """`t op= v` (a name) -> `t = _jax_aug(t, 'op', v)`; any other statement as it is."""
+    if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)):
+        return stmt
+    call = ast.Call(
+        func=ast.Name("_jax_aug", ast.Load()),
+        args=[
+            ast.Name(stmt.target.id, ast.Load()),
+            ast.Constant(type(stmt.op).__name__),
+            stmt.value,
+        ],
+        keywords=[],
+    )
+    return ast.copy_location(ast.Assign([ast.Name(stmt.target.id, ast.Store())], call), stmt)
+
+
+def _jax_aug(target: Any, op: str, value: Any) -> Any:
+    if isinstance(target, (np.ndarray, np.generic)):
+        return _narrow(getattr(operator, _OPERATOR[op])(target, value))
+    return getattr(operator, "i" + _OPERATOR[op])(target, value)
+
+
+_OPERATOR = {
+    "Add": "add", "Sub": "sub", "Mult": "mul", "Div": "truediv", "FloorDiv": "floordiv",
+    "Mod": "mod", "Pow": "pow", "MatMult": "matmul", "BitAnd": "and_", "BitOr": "or_",
+    "BitXor": "xor", "LShift": "lshift", "RShift": "rshift",
+}  # fmt: skip
 
 
 def _copy(v: Any) -> Any:
@@ -170,8 +217,7 @@ def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outc
         out.kind = "unparsable"
         out.detail = _last_line(exc)
         return out
-    original = _exec(source, name)
-    original.__globals__["jnp"] = NumpyAsJnp()
+    original = _numpy_original(source, name)
     expected = []
     for args in inputs:
         try:
@@ -239,8 +285,7 @@ def eager_ok(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") ->
     if _unbound_names(source):
         return False
     try:
-        original = _exec(source, name)
-        original.__globals__["jnp"] = NumpyAsJnp()
+        original = _numpy_original(source, name)
         for args in inputs:
             original(*[_copy(a) for a in args])
     except Exception:

@@ -36,7 +36,7 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
-from ..gastconv import ChildFields, NodeTransformer, walk_bfs
+from ..gastconv import NodeTransformer, walk_bfs
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused, walk_statements
@@ -1459,35 +1459,19 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
 
 # the nodes _ExprRewriter rewrites
 def _rewritable(root) -> bool:
-    """Whether ``root`` holds a node that `_ExprRewriter` may rewrite: a ternary, `and`/`or`,
-    `not`, or a chained comparison (its other visits return their node as it is)."""
-    stack = [root]
-    pop, push, AST = stack.pop, stack.append, gast.AST
-    IfExp, BoolOp, UnaryOp, Not, Compare = (
-        gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Not, gast.Compare
-    )  # fmt: skip
-    while stack:
-        node = pop()
-        t = type(node)
-        if t is IfExp or t is BoolOp:
-            return True
-        if t is UnaryOp:
-            if type(node.op) is Not:
-                return True
-        elif t is Compare and len(node.ops) > 1:
-            return True
-        for f in _WALK_FIELDS[t]:
-            v = getattr(node, f, None)
-            if type(v) is list:
-                for c in v:
-                    if isinstance(c, AST):
-                        push(c)
-            elif v is not None and isinstance(v, AST):
-                push(v)
-    return False
+    """Whether ``root`` holds a node that `_ExprRewriter` may rewrite (its other visits return
+    their node as it is)."""
+    return any(_rewritten(n) for n in walk_bfs(root))
 
 
-_WALK_FIELDS = ChildFields(("ctx", "op", "ops", "kind", "type_comment"))
+def _rewritten(node) -> bool:
+    """A ternary, `and`/`or`, `not` or a chained comparison: what `_ExprRewriter` rewrites."""
+    t = type(node)
+    if t is gast.IfExp or t is gast.BoolOp:
+        return True
+    if t is gast.UnaryOp:
+        return type(node.op) is gast.Not
+    return t is gast.Compare and len(node.ops) > 1
 
 
 def _may_convert(fn) -> bool:
@@ -1496,18 +1480,11 @@ def _may_convert(fn) -> bool:
     for st in fn.body:
         for node in walk_bfs(st):
             t = type(node)
-            if t in _CONVERTIBLE:
-                return True
-            if t is gast.UnaryOp and type(node.op) is gast.Not:
-                return True
-            if t is gast.Compare and len(node.ops) > 1:
+            if t is gast.If or t is gast.While or t is gast.Assert or _rewritten(node):
                 return True
             if t is gast.Call and type(node.func) is gast.Name and node.func.id == "print":
                 return True
     return False
-
-
-_CONVERTIBLE = frozenset({gast.If, gast.While, gast.Assert, gast.IfExp, gast.BoolOp})
 
 
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)

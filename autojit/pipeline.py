@@ -510,7 +510,10 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     if result.changes:
         renderer = Renderer(src, _indent_unit(src, fn_ast))
         splice_block(renderer, src, fn, "body")
-    result.new_text = src.text((start, end))
+    new_end = src.end_with_edits(start, end)
+    result.new_text = src.text((start, new_end))
+    if new_end > end:  # (its last statement removed with its line: ends at code, as before)
+        result.new_text = result.new_text.rstrip("\r\n")
     return result
 
 

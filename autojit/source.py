@@ -113,6 +113,16 @@ class SourceText:
         out.append(self.text_[pos:end])
         return "".join(out)
 
+    def end_with_edits(self, start: int, end: int) -> int:
+        """``end``, or further where an edit that starts inside ``[start, end)`` runs past it
+        (a last statement removed together with its line ending)."""
+        edits = self.edits
+        i = bisect.bisect_left(edits, start, key=_edit_start)
+        while i < len(edits) and edits[i].start < end:
+            end = max(end, edits[i].end)
+            i += 1
+        return end
+
     def original(self, node_or_span) -> str:
         if isinstance(node_or_span, tuple):
             start, end = node_or_span

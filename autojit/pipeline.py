@@ -26,7 +26,7 @@ from .analysis.statics import (
     static_param_index,
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
-from .converters.base import Context, Names, Options, WordTrigger, word_char
+from .converters.base import Context, Names, Options, WordTrigger, walk_statements, word_char
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, splice_block
@@ -551,28 +551,12 @@ def _analyse_unit(
     statics = static_names if not out else set()
     analysis = FunctionAnalysis(unit, scope, statics, enclosing, activity)
     out.append((unit, analysis))
-    for s in _nested_functions(unit.body, []):
+    for s in walk_statements(unit.body):  # (a function's body not entered)
+        if not isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            continue
         # (the activity of its statements, computed here for its free reads: the tree is the same)
         inner = analysis.activity.take_nested(s)
         _analyse_unit(s, {**enclosing, **analysis.env_before(s)}, scope, static_names, out, inner)
-
-
-def _nested_functions(stmts: list, out: list) -> list:
-    """The functions defined in a block, in the order `walk_statements` gives them (inner
-    blocks first; a function or class body not entered), listed at once."""
-    for s in stmts:
-        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            out.append(s)
-            continue
-        if isinstance(s, gast.ClassDef):
-            continue
-        for f in ("body", "orelse", "finalbody"):
-            block = getattr(s, f, None)
-            if block:
-                _nested_functions(block, out)
-        for h in getattr(s, "handlers", None) or ():
-            _nested_functions(h.body, out)
-    return out
 
 
 def _depth(root, target) -> int:

@@ -447,12 +447,18 @@ def _derived(assigns_found: list, params: list[str]) -> dict[str, set[str]]:
     if not assigns:
         return derived
     for _ in range(4):
+        grew = False
         for targets, reads in assigns:
             src: set[str] = set()
             for r in reads:
                 src |= derived.get(r, set())
             for target in targets:
-                derived.setdefault(target, set()).update(src)
+                now = derived.setdefault(target, set())
+                if not src <= now:
+                    now |= src
+                    grew = True
+        if not grew:
+            break  # (a pass that adds nothing: so would every later one)
     return derived
 
 

@@ -1,14 +1,17 @@
 """Long differential-fuzzing soak of the converters.
 
     python benchmarks/soak.py 10000 [--out fuzz-failures] [--seed 0] [--jobs 2]
-                              [--timeout 60] [--no-reduce]
+                              [--timeout 60] [--no-reduce] [--decorator]
 
 Generates N programs with the strategies in ``tests/fuzz/generator.py`` (duplicates skipped),
 converts each with ``autojit.convert_source(..., all_functions=True)`` and compares the eager
 original with the jitted conversion (``tests/fuzz/oracle.py``), in ``--jobs`` worker processes.
 A program that runs longer than ``--timeout`` seconds (a converted loop that never ends runs
 inside XLA, where no Python signal reaches it) is a ``hang``: its worker is killed and restarted
-after it. Prints programs, converted, refused, wrong, crashes and the other bug kinds; writes
+after it. With ``--decorator``, each program converted and equal also runs through
+``@autojit.convert`` (its module imported from a file), which must give the same values, text
+and static arguments (twice the jit compilations: about twice the time).
+Prints programs, converted, refused, wrong, crashes and the other bug kinds; writes
 every failing program (the first few of each kind reduced to a minimal one) to ``--out``.
 Exit status 1 when any bug was found.
 """
@@ -33,7 +36,18 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 REDUCE_PER_KIND = 3  # reducing costs ~150 runs: the first few of each kind per worker
-BUGS = ("crash", "unparsable", "not-idempotent", "jit-error", "wrong", "refusal-changed", "hang")
+BUGS = (
+    "crash",
+    "unparsable",
+    "not-idempotent",
+    "jit-error",
+    "wrong",
+    "refusal-changed",
+    "decorator-error",
+    "decorator-wrong",
+    "decorator-differs",
+    "hang",
+)
 
 
 def generate(n: int, seed: int) -> tuple[list[Any], int]:
@@ -80,7 +94,13 @@ def _write_failure(
 
 
 def worker(
-    batch_file: str, start: int, results: str, progress: str, out_dir: str, reduce: bool
+    batch_file: str,
+    start: int,
+    results: str,
+    progress: str,
+    out_dir: str,
+    reduce: bool,
+    decorator: bool = False,
 ) -> None:
     """Run the programs of ``batch_file`` from ``start``; one JSON line per program."""
     import numpy as np
@@ -94,7 +114,7 @@ def worker(
         for i in range(start, len(programs)):
             program = programs[i]
             Path(progress).write_text(f"run {i}")
-            outcome = oracle.run(program.source, program.inputs)
+            outcome = oracle.run(program.source, program.inputs, decorator=decorator)
             path = ""
             if outcome.is_bug:
                 path = _write_failure(out_dir, program, program.source, program.inputs, outcome)
@@ -107,11 +127,15 @@ def worker(
                     real_run, tries = oracle.run, [0]
 
                     def run_marked(
-                        *args: Any, _i: int = i, _n: list[int] = tries, _run: Any = real_run
+                        *args: Any,
+                        _i: int = i,
+                        _n: list[int] = tries,
+                        _run: Any = real_run,
+                        **kwargs: Any,
                     ) -> Any:
                         _n[0] += 1  # each try shows progress to the watchdog
                         Path(progress).write_text(f"reduce {_i} {_n[0]}")
-                        return _run(*args)
+                        return _run(*args, **kwargs)
 
                     oracle.run = run_marked  # type: ignore[assignment]
                     try:
@@ -120,13 +144,16 @@ def worker(
                         )
                     finally:
                         oracle.run = real_run  # type: ignore[assignment]
-                    small = oracle.run(source, inputs)
+                    small = oracle.run(source, inputs, decorator=decorator)
                     _write_failure(out_dir, program, source, inputs, small, prefix="min-")
 
 
-def _spawn(args: list[str]) -> subprocess.Popen[bytes]:
+def _spawn(args: list[str], decorator: bool) -> subprocess.Popen[bytes]:
+    flags = ["--decorator"] if decorator else []
     return subprocess.Popen(
-        [sys.executable, __file__, "--worker", *args], stdout=subprocess.DEVNULL, stderr=None
+        [sys.executable, __file__, "--worker", *args, *flags],
+        stdout=subprocess.DEVNULL,
+        stderr=None,
     )
 
 
@@ -138,11 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     p.add_argument("--no-reduce", action="store_true", help="write failures as found")
+    p.add_argument(
+        "--decorator", action="store_true", help="also run each program via @autojit.convert"
+    )
     p.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
         batch, start, results, progress, out_dir = a.worker
-        worker(batch, int(start), results, progress, out_dir, not a.no_reduce)
+        worker(batch, int(start), results, progress, out_dir, not a.no_reduce, a.decorator)
         return 0
 
     Path(a.out).mkdir(parents=True, exist_ok=True)
@@ -164,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             "hangs": [],
         }
         Path(job["progress"]).write_text("")
-        job["proc"] = _spawn([bfile, "0", job["results"], job["progress"], a.out])
+        job["proc"] = _spawn([bfile, "0", job["results"], job["progress"], a.out], a.decorator)
         job["since"] = (None, time.perf_counter())
         jobs.append(job)
     last_report = time.perf_counter()
@@ -194,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
                     path = _write_failure(a.out, program, program.source, program.inputs, outcome)
                     with open(j["results"], "a") as res:
                         res.write(json.dumps({"i": i, "kind": "hang", "path": path}) + "\n")
-                j["proc"] = _spawn([j["file"], str(i + 1), j["results"], j["progress"], a.out])
+                j["proc"] = _spawn(
+                    [j["file"], str(i + 1), j["results"], j["progress"], a.out], a.decorator
+                )
                 j["since"] = (None, time.perf_counter())
         if time.perf_counter() - last_report > 60:
             last_report = time.perf_counter()
@@ -206,16 +238,16 @@ def main(argv: list[str] | None = None) -> int:
     for j in jobs:
         total.update(_count(j["results"], failures))
     elapsed = time.perf_counter() - started
-    print(f"programs:        {sum(total.values())} distinct, of {generated} generated")
-    print(f"converted:       {total['converted']} (jitted and equal to the eager original)")
-    print(f"refused:         {total['refused']} (jit fails where a rule code was reported)")
-    print(f"wrong:           {total['wrong']}")
-    print(f"crashes:         {total['crash']}")
+    print(f"programs:          {sum(total.values())} distinct, of {generated} generated")
+    print(f"converted:         {total['converted']} (jitted and equal to the eager original)")
+    print(f"refused:           {total['refused']} (jit fails where a rule code was reported)")
+    print(f"wrong:             {total['wrong']}")
+    print(f"crashes:           {total['crash']}")
     for kind in BUGS:
         if kind not in ("wrong", "crash"):
-            print(f"{kind + ':':<17}{total[kind]}")
-    print(f"invalid:         {total['invalid']} (eager original failed: generator bugs)")
-    print(f"time:            {elapsed:.0f} s")
+            print(f"{kind + ':':<19}{total[kind]}")
+    print(f"invalid:           {total['invalid']} (eager original failed: generator bugs)")
+    print(f"time:              {elapsed:.0f} s")
     if failures:
         print(f"failing programs written to {a.out}/ ({len(failures)})")
     return 1 if any(total[k] for k in BUGS) else 0

@@ -21,6 +21,8 @@ from tests.fuzz import oracle
 from tests.fuzz.generator import Program, cases
 
 EXAMPLES = int(os.environ.get("AUTOJIT_FUZZ_EXAMPLES", "1000"))
+# how many of the programs with rewrites also run through `@autojit.convert` (each compiles again)
+DECORATED = int(os.environ.get("AUTOJIT_FUZZ_DECORATED", "40"))
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,44 @@ def test_converted_or_refused(outcomes: list[tuple[Program, oracle.Outcome]]) ->
     """Nothing fails under jit without a refusal; converting the output again changes nothing;
     a refused statement is left as it is."""
     assert not any(o.is_bug for _, o in outcomes), _summary(outcomes, oracle.BUGS)
+
+
+def test_decorator_matches_the_file_conversion(
+    outcomes: list[tuple[Program, oracle.Outcome]],
+) -> None:
+    """Programs with rewrites, through `@autojit.convert` (their module imported from a file):
+    the same values, shapes and dtypes as the eager original, and the same converted text and
+    static arguments as the file conversion."""
+    picked = [p for p, o in outcomes if o.kind == "converted" and o.changes][:DECORATED]
+    assert len(picked) >= min(DECORATED, 10)
+    with np.errstate(all="ignore"):
+        runs = [oracle.run(p.source, p.inputs, decorator=True) for p in picked]
+    bad = [o for o in runs if o.is_bug]
+    assert not bad, bad[0].report()
+
+
+def test_oracle_catches_a_wrong_decoration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle's decorator path: a decorated function that changes a value is reported."""
+    import autojit
+
+    real = autojit.convert
+
+    def broken(fn: Any) -> Any:
+        out = real(fn)
+
+        def shifted(*args: Any) -> Any:
+            x, s = out(*args)
+            return x, s + 1
+
+        shifted.source = out.source  # type: ignore[attr-defined]
+        shifted.static_argnames = out.static_argnames  # type: ignore[attr-defined]
+        return shifted
+
+    monkeypatch.setattr(autojit, "convert", broken)
+    src = "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = x.sum()\n    return x, s\n"
+    x = np.zeros(3, np.float32)
+    out = oracle.run(src, [(x, x, np.float32(1), 0)], decorator=True)
+    assert out.kind == "decorator-wrong", out.report()
 
 
 def test_oracle_catches_a_wrong_conversion(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,15 +14,27 @@ Outcomes (``Outcome.kind``):
   ``not-idempotent`` (converting the output again changes it), ``jit-error`` (jit failed and
   nothing was refused), ``wrong`` (a different value, shape or dtype), ``refusal-changed``
   (a refused statement was rewritten anyway).
+
+With ``decorator=True``, a program converted and equal is also run through ``@autojit.convert``
+(imported from a file, as a user's module is: the decorator's own header, compile and
+``jax.jit`` with the static arguments it inferred); more bugs: ``decorator-error`` (it raised),
+``decorator-wrong`` (a different value, shape or dtype), ``decorator-differs`` (its converted
+text or static arguments are not the file conversion's).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import itertools
 import operator
 import os
 import re
+import sys
+import tempfile
+import textwrap
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +46,17 @@ import numpy as np  # noqa: E402
 
 import autojit  # noqa: E402
 
-BUGS = ("crash", "unparsable", "not-idempotent", "jit-error", "wrong", "refusal-changed")
+BUGS = (
+    "crash",
+    "unparsable",
+    "not-idempotent",
+    "jit-error",
+    "wrong",
+    "refusal-changed",
+    "decorator-error",
+    "decorator-wrong",
+    "decorator-differs",
+)
 OK = ("converted", "refused")
 
 
@@ -198,8 +220,11 @@ def _elif_under_else(line: str, out_lines: list[str]) -> bool:
     return any(o == as_if and out_lines[i - 1] == "else:" for i, o in enumerate(out_lines) if i)
 
 
-def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outcome:
-    """Convert ``source``, run both ways on every input, classify."""
+def run(
+    source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f", decorator: bool = False
+) -> Outcome:
+    """Convert ``source``, run both ways on every input, classify (``decorator``: and through
+    ``@autojit.convert`` too, where the file conversion matched)."""
     out = Outcome("converted", source)
     try:
         conv = autojit.convert_source(source, "fuzz.py", all_functions=True)
@@ -258,7 +283,62 @@ def run(source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f") -> Outc
     if kept is not None:
         out.kind = "refusal-changed"
         out.detail = kept
+        return out
+    if decorator:
+        problem = _via_decorator(source, inputs, expected, name, conv)
+        if problem is not None:
+            out.kind, out.detail = problem
     return out
+
+
+_modules = itertools.count()
+
+
+def _via_decorator(
+    source: str, inputs: Sequence[tuple[Any, ...]], expected: list[Any], name: str, conv: Any
+) -> tuple[str, str] | None:
+    """Run ``source``'s function through ``@autojit.convert`` as a user would (its module
+    imported from a file): None when it gives ``expected`` on every input, with the file
+    conversion's text and static arguments; else (kind, detail)."""
+    with tempfile.TemporaryDirectory(prefix="aj-fuzz-") as folder:
+        path = os.path.join(folder, "fuzz_module.py")
+        with open(path, "w") as fh:
+            fh.write(source)
+        module_name = f"aj_fuzz_module_{next(_modules)}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        cache = os.environ.get("AUTOJIT_CACHE")
+        os.environ["AUTOJIT_CACHE"] = "0"  # (nothing written next to the file)
+        try:
+            spec.loader.exec_module(module)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                decorated = autojit.convert(getattr(module, name))
+            got = [decorated(*[_copy(a) for a in args]) for args in inputs]
+        except Exception as exc:
+            return "decorator-error", _last_line(exc)
+        finally:
+            sys.modules.pop(module_name, None)
+            if cache is None:
+                os.environ.pop("AUTOJIT_CACHE", None)
+            else:
+                os.environ["AUTOJIT_CACHE"] = cache
+    for args, e, g in zip(inputs, expected, got, strict=True):
+        diff = compare(e, g)
+        if diff is not None:
+            shown = ", ".join(_show(a) for a in args)
+            return "decorator-wrong", f"{diff}\ninputs: {shown}"
+    fc = conv.function(name)
+    if decorated.source.rstrip() != textwrap.dedent(fc.new_text).rstrip():
+        return "decorator-differs", "the decorator's text:\n" + decorated.source
+    if tuple(sorted(decorated.static_argnames)) != tuple(sorted(fc.static_argnames)):
+        return "decorator-differs", (
+            f"static arguments {sorted(decorated.static_argnames)} != the file conversion's "
+            f"{sorted(fc.static_argnames)}"
+        )
+    return None
 
 
 def _idempotence(text: str) -> tuple[str, str] | None:
@@ -326,10 +406,11 @@ def reduce(
     source: str, inputs: Sequence[tuple[Any, ...]], kind: str, max_tries: int = 300
 ) -> tuple[str, list[tuple[Any, ...]]]:
     """Delete statements (and inputs) while the program still fails with ``kind``."""
+    via = kind.startswith("decorator")  # (a decorator-path failure is found by that path)
 
     def fails(src: str, ins: Sequence[tuple[Any, ...]]) -> bool:
         try:
-            return eager_ok(src, ins) and run(src, ins).kind == kind
+            return eager_ok(src, ins) and run(src, ins, decorator=via).kind == kind
         except Exception:
             return False
 

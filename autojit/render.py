@@ -11,6 +11,7 @@ so everything else stays byte-identical.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -185,6 +186,41 @@ def _placeholder(i: int) -> str:
     return f"__aj_ph_{i}__"
 
 
+# -- gast -> ast with placeholders, in one pass (`Renderer._ast_with_placeholders`) ------------
+_new_ast = ast.AST.__new__
+_LOAD = ast.Load()
+_LINE_1 = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
+# the classes `gast_to_ast_line_1` converts specially (gastconv's `_to_ast_special`), other
+# than by leaving out fields (`_AST_DROP`): their subtrees take the two-pass way
+_AST_SPECIAL = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.ExceptHandler,
+                gast.arguments)  # fmt: skip
+_AST_DROP = {gast.Name: ("annotation", "type_comment"), gast.Assign: ("type_comment",)}
+# gast context or operator class -> an ast instance of it (shared, as `ast.parse` shares them)
+_AST_LEAVES = {
+    k: getattr(ast, name)()
+    for name, k in vars(gast).items()
+    if isinstance(k, type)
+    and issubclass(k, _SKIP_CHILD)
+    and not k.__subclasses__()  # (not the abstract classes)
+    and hasattr(ast, name)
+}
+# gast class -> (ast class, the fields converted, whether positioned), or None (two passes)
+_AST_INFO: dict[type, tuple[type, tuple[str, ...], bool] | None] = {}
+
+
+def _ast_info(kind: type) -> tuple[type, tuple[str, ...], bool] | None:
+    new_cls = getattr(ast, kind.__name__, None)
+    fields = tuple(f for f in kind._fields if f not in _AST_DROP.get(kind, ()))
+    info = _AST_INFO[kind] = (
+        None
+        if new_cls is None
+        or issubclass(kind, _AST_SPECIAL)
+        or not set(fields) <= set(new_cls._fields)
+        else (new_cls, fields, "lineno" in new_cls._attributes)
+    )
+    return info
+
+
 class Renderer:
     def __init__(self, source: SourceText, unit: str = "    ") -> None:
         self.src = source
@@ -256,8 +292,7 @@ class Renderer:
         if self.pristine(node):
             return self._segment(node)
         holes: list[str] = []
-        clone = self._with_placeholders(node, holes, parent=None)
-        text = _unparse(clone).strip()
+        text = ast.unparse(self._ast_with_placeholders(node, holes, None)).strip()
         return self._fill(text, holes)
 
     def _segment(self, node) -> str:
@@ -272,12 +307,72 @@ class Renderer:
         return text
 
     def _with_placeholders(self, node, holes: list[str], parent):
-        if isinstance(node, gast.JoinedStr) and not self.pristine(node):
-            # placeholders cannot stand inside an f-string: unparse a changed one whole
-            holes.append(_unparse(node))
+        hole = self._hole(node, parent)
+        if hole is not None:
+            holes.append(hole)
             return gast.Name(
                 id=_placeholder(len(holes) - 1), ctx=gast.Load(), annotation=None, type_comment=None
             )
+        if not isinstance(node, gast.AST) or not node._fields:
+            return node  # (a context or operator: nothing in it to replace)
+        # a clone with each child node replaced (`gast.iter_fields` order: holes are numbered
+        # in it), its other attributes shared
+        clone = _clone(node)
+        cd = clone.__dict__
+        AST, visit = gast.AST, self._with_placeholders
+        for field in node._fields:
+            try:
+                value = getattr(node, field)
+            except AttributeError:
+                continue
+            if type(value) is list:
+                cd[field] = [visit(v, holes, node) if isinstance(v, AST) else v for v in value]
+            elif isinstance(value, AST):
+                cd[field] = visit(value, holes, node)
+        return clone
+
+    def _ast_with_placeholders(self, node, holes: list[str], parent):
+        """``gast_to_ast_line_1(self._with_placeholders(node, holes, parent))`` in one pass: the
+        same holes, the ``ast`` tree built directly instead of from a gast clone."""
+        kind = type(node)
+        # (only an original node or an f-string can be a hole)
+        if node.__dict__.get("_aj_orig", False) or kind is gast.JoinedStr:
+            hole = self._hole(node, parent)
+            if hole is not None:
+                holes.append(hole)
+                return ast.Name(_placeholder(len(holes) - 1), _LOAD, **_LINE_1)
+        info = _AST_INFO.get(kind, False)
+        if info is False:
+            info = _ast_info(kind)
+        if info is None or (kind is gast.Name and getattr(node, "annotation", None) is not None):
+            return gast_to_ast_line_1(self._with_placeholders(node, holes, parent))
+        new_cls, fields, positioned = info
+        new = _new_ast(new_cls)
+        d = new.__dict__
+        AST, visit, leaves = gast.AST, self._ast_with_placeholders, _AST_LEAVES
+        for field in fields:
+            try:
+                value = getattr(node, field)
+            except AttributeError:
+                continue
+            if type(value) is list:
+                d[field] = [visit(v, holes, node) if isinstance(v, AST) else v for v in value]
+            elif type(value) in leaves:
+                d[field] = leaves[type(value)]
+            elif isinstance(value, AST):
+                d[field] = visit(value, holes, node)
+            else:
+                d[field] = value
+        if positioned:
+            d.update(_LINE_1)
+        return new
+
+    def _hole(self, node, parent) -> str | None:
+        """The text that stands for ``node`` (a child of ``parent``) in generated code where it
+        is kept as written (a placeholder in the unparsed text), or None where it is unparsed."""
+        if isinstance(node, gast.JoinedStr) and not self.pristine(node):
+            # placeholders cannot stand inside an f-string: unparse a changed one whole
+            return _unparse(node)
         if isinstance(node, gast.expr) and self.pristine(node):
             seg = self._segment(node)
             needs_parens = (
@@ -303,27 +398,8 @@ class Renderer:
                 needs_parens = not isinstance(parent, (gast.Subscript,)) or needs_parens
             if isinstance(parent, gast.Call) and isinstance(node, (gast.Lambda, gast.IfExp)):
                 needs_parens = False
-            holes.append(f"({seg})" if needs_parens else seg)
-            return gast.Name(
-                id=_placeholder(len(holes) - 1), ctx=gast.Load(), annotation=None, type_comment=None
-            )
-        if not isinstance(node, gast.AST) or not node._fields:
-            return node  # (a context or operator: nothing in it to replace)
-        # a clone with each child node replaced (`gast.iter_fields` order: holes are numbered
-        # in it), its other attributes shared
-        clone = _clone(node)
-        cd = clone.__dict__
-        AST, visit = gast.AST, self._with_placeholders
-        for field in node._fields:
-            try:
-                value = getattr(node, field)
-            except AttributeError:
-                continue
-            if type(value) is list:
-                cd[field] = [visit(v, holes, node) if isinstance(v, AST) else v for v in value]
-            elif isinstance(value, AST):
-                cd[field] = visit(value, holes, node)
-        return clone
+            return f"({seg})" if needs_parens else seg
+        return None
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list, indent: str) -> list[str]:
@@ -495,9 +571,37 @@ class Renderer:
             )
             return [f"{indent}with {items}:"] + self.block(s.body, inner)
         holes = []
-        clone = self._with_placeholders_stmt(s, holes)
-        text = self._fill(_unparse(clone).strip(), holes)
+        text = self._fill(ast.unparse(self._ast_stmt_with_placeholders(s, holes)).strip(), holes)
         return [indent + line if i == 0 else line for i, line in enumerate(text.splitlines())]
+
+    def _ast_stmt_with_placeholders(self, s, holes: list[str]):
+        """``gast_to_ast_line_1(self._with_placeholders_stmt(s, holes))`` in one pass."""
+        info = _AST_INFO.get(type(s), False)
+        if info is False:
+            info = _ast_info(type(s))
+        if info is None:
+            return gast_to_ast_line_1(self._with_placeholders_stmt(s, holes))
+        new_cls, fields, positioned = info
+        new = _new_ast(new_cls)
+        d = new.__dict__
+        expr, visit = gast.expr, self._ast_with_placeholders
+        for field in fields:
+            try:
+                value = getattr(s, field)
+            except AttributeError:
+                continue
+            if type(value) is list:
+                d[field] = [
+                    visit(v, holes, s) if isinstance(v, expr) else gast_to_ast_line_1(v)
+                    for v in value
+                ]
+            elif isinstance(value, expr):
+                d[field] = visit(value, holes, s)
+            else:
+                d[field] = gast_to_ast_line_1(value)
+        if positioned:
+            d.update(_LINE_1)
+        return new
 
     def _with_placeholders_stmt(self, s, holes):
         clone = _clone(s)

@@ -1099,3 +1099,55 @@ def test_augmented_assignment_of_an_aliased_array_name_rebinds_it() -> None:
         "    return (x, y, s, t, c)\n"
     )
     assert out.kind == "converted"
+
+
+def test_ternary_on_a_traced_test_over_an_unknown_value_is_traced() -> None:
+    """`a if k == 0 else vi` with `vi` of unknown kind (an item of `enumerate(x)`) and a traced
+    test becomes `lax.cond`: a traced value. The analysis kept it unknown (a traced `if` already
+    made what it assigns traced), so `s = vi` under that test stayed unknown and an `if` on `s`
+    was refused (AJ913); the second conversion read the `lax.cond` as traced and converted the
+    `if`: not idempotent (soak seed 808)."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    c = 0\n"
+        "    for i, vi in enumerate(x):\n"
+        "        if c > 1:\n"
+        "            if t < n * 0.5 < -0.5 + s:\n"
+        "                pass\n"
+        "        elif 1.0 == (a if k == 0 else vi):\n"
+        "            s = vi\n"
+        "            t = vi\n"
+        "        elif not a < s:\n"
+        "            x[1:3] = a if s <= -0.5 else n * 0.5\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    x = np.array([1.0, -1.75, -1.5, 2.5, -2.25], dtype=np.float32)
+    y = np.array([2.25, -0.75, 1.5, -1.25, -0.75], dtype=np.float32)
+    out = oracle.run(src, [(x, y, np.float32(-0.25), 3)])
+    assert out.kind in oracle.OK, out.report()
+    _twice(src)
+
+
+def test_loop_index_in_the_value_of_an_at_update_is_not_a_python_use() -> None:
+    """`x[1] -= ... if x[i] < 0.5 and i % 2 == 0 else ...` in a `for i in range(...)`: the
+    index reaches the value of `x.at[1].set(...)`, which jax takes traced, but it counted as an
+    argument of a Python call (AJ934, left as a Python loop); the second conversion, where the
+    ternary had become `lax.cond`, converted the loop: not idempotent (soak seed 5151)."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 0.5\n"
+        "    for i in range(1, n, 2):\n"
+        "        x[1] -= s * 0.5 if x[i] < 0.5 and i % 2 == 0 else a * 2.0\n"
+        "    for i in range(n):\n"
+        "        y[0] += a if y[i] > 0 else i * 2.0\n"
+        "    return (x, y, s)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted"
+    assert out.converted.count("jax.lax.fori_loop(") == 2, out.converted
+    assert not out.refusals
+    _twice(src)

@@ -418,8 +418,9 @@ class ValueAnalysis:
         if isinstance(node, gast.IfExp):
             test = self.value(node.test, env)
             out = self.value(node.body, env).join(self.value(node.orelse, env))
-            if test.traced and out.kind is Kind.STATIC:
-                # a traced test selects under jit (jnp.where / lax.cond): a traced result
+            if test.traced and out.kind in (Kind.STATIC, Kind.UNKNOWN):
+                # a traced test selects under jit (jnp.where / lax.cond): a traced result (as
+                # for what a traced `if` assigns)
                 out = out._replace(kind=Kind.TRACED, alias_of=None)
             return out
         if isinstance(node, (gast.List, gast.ListComp)):

@@ -1342,6 +1342,8 @@ def _static_index_use(
                         continue
                     return n
                 if isinstance(parent, gast.Call) and node in parent.args:
+                    if _at_update(parent) and _known_array(ctx, an, parent.func.value.value, s):
+                        continue  # `x.at[j].set(value)`: jax's own update takes a traced value
                     fname = dotted_name(parent.func) or ""
                     qual = an.scope.qualified(fname) or ""
                     spec = SHAPE_ARGUMENTS.get(qual)
@@ -1355,6 +1357,22 @@ def _static_index_use(
                     return n
                 return n
     return None
+
+
+# the update methods of jax's `x.at[index]` (each takes the value as its one argument)
+_AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"})
+
+
+def _at_update(call) -> bool:
+    """Whether ``call`` is `... .at[index].method(...)`, an update method of jax's `.at`."""
+    f = call.func
+    return (
+        isinstance(f, gast.Attribute)
+        and f.attr in _AT_METHODS
+        and isinstance(f.value, gast.Subscript)
+        and isinstance(f.value.value, gast.Attribute)
+        and f.value.value.attr == "at"
+    )
 
 
 def _free_reads(fn) -> set[str]:

@@ -333,21 +333,22 @@ class Renderer:
 
     def _ast_with_placeholders(self, node, holes: list[str], parent):
         """``gast_to_ast_line_1(self._with_placeholders(node, holes, parent))`` in one pass: the
-        same holes, the ``ast`` tree built directly instead of from a gast clone."""
+        same holes, the ``ast`` tree built directly instead of from a gast clone (``node`` is an
+        expression: its nodes are left without positions, which unparsing does not read)."""
         kind = type(node)
         # (only an original node or an f-string can be a hole)
         if node.__dict__.get("_aj_orig", False) or kind is gast.JoinedStr:
             hole = self._hole(node, parent)
             if hole is not None:
                 holes.append(hole)
-                return ast.Name(_placeholder(len(holes) - 1), _LOAD, **_LINE_1)
+                return ast.Name(_placeholder(len(holes) - 1), _LOAD)
         info = _AST_INFO.get(kind, False)
         if info is False:
             info = _ast_info(kind)
         if info is None or (kind is gast.Name and getattr(node, "annotation", None) is not None):
             return gast_to_ast_line_1(self._with_placeholders(node, holes, parent))
-        new_cls, fields, positioned = info
-        new = _new_ast(new_cls)
+        new_cls, fields, _ = info
+        new = _new_ast(new_cls)  # (no position: ast.unparse reads only a statement's lineno)
         d = new.__dict__
         AST, visit, leaves = gast.AST, self._ast_with_placeholders, _AST_LEAVES
         for field in fields:
@@ -363,8 +364,6 @@ class Renderer:
                 d[field] = visit(value, holes, node)
             else:
                 d[field] = value
-        if positioned:
-            d.update(_LINE_1)
         return new
 
     def _hole(self, node, parent) -> str | None:

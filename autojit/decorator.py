@@ -23,10 +23,13 @@ from __future__ import annotations
 import __future__
 
 import ast
+import bisect
 import builtins
 import functools
+import itertools
 import linecache
 import marshal
+import operator
 import os
 import re
 import sys
@@ -1053,61 +1056,114 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
     that line's indentation and each one ending there to the line's end (``changed[line]``),
     as :func:`_remap` moves the nodes the positions come from. The line table keeps its
     entries (one per instruction, as the compiler writes them); those with a changed line are
-    rewritten in the long form of the 3.11+ format (Objects/locations.md)."""
+    rewritten in the long form of the 3.11+ format (Objects/locations.md), the others copied
+    as they are (no start line moves, so their relative line numbers stay right)."""
     consts = code.co_consts
     if any(isinstance(c, types.CodeType) for c in consts):
         consts = tuple(
             _moved_positions(c, changed) if isinstance(c, types.CodeType) else c for c in consts
         )
-    positions = list(code.co_positions())
     table = code.co_linetable
-    starts = [i for i, b in enumerate(table) if b & 0x80]  # each entry's first byte
-    starts.append(len(table))
+    positions = list(code.co_positions())  # one per code unit
+    lengths = table.translate(_ENTRY_UNITS, _NOT_ENTRY_START)  # each entry's code units
+    firsts = list(itertools.accumulate(lengths, initial=0))  # each entry's first code unit
+    entries: list[Any] = list(map(positions.__getitem__, firsts[:-1]))  # each one's position
+    upto: list[int] = []  # for each table byte: the code units up to the end of its entry
     out = bytearray()
-    put = out.append
-    prev = code.co_firstlineno  # the line of the last entry with one
-    unit = 0
-    for k in range(len(starts) - 1):
-        at = starts[k]
-        length = (table[at] & 7) + 1
-        line, end, col, ecol = positions[unit]
-        unit += length
-        if (
-            line is None
-            or (line not in changed and end not in changed)
-            or (end == line and col == 0 and ecol == 0)  # a scope's own start (lambda...)
-        ):
-            out += table[at : starts[k + 1]]  # kept as it is (its line, relative, is the same)
-            if line is not None:
-                prev = line
+    done = 0  # table bytes copied or rewritten
+    k2 = 0
+    last = code.co_firstlineno  # the line of the last entry with one (line deltas count from it)
+    moved = changed.keys()
+    # runs of consecutive entries on one line: most are copied, in one slice at the end
+    for line, run_of in itertools.groupby(entries, _START):
+        run = list(run_of)
+        k1 = k2
+        k2 += len(run)
+        prev = last
+        if line is not None:
+            last = line
+        if line not in changed and moved.isdisjoint(map(_END, run)):
             continue
-        if col is not None:
-            span = changed.get(line)
-            if span is not None:
-                col = span[0]
-        if ecol is not None and end is not None:
-            span = changed.get(end)
-            if span is not None:
-                ecol = span[1]
-        if end is None:
-            end = line
-        elif col is not None and ecol is not None:
-            if end < line or (end == line and ecol < col):
-                end, ecol = line, col
-        put(0xF0 | (length - 1))  # code 14: the long form
-        delta = line - prev
-        for v in (
-            delta << 1 if delta >= 0 else (-delta) << 1 | 1,
-            end - line,
-            0 if col is None else col + 1,
-            0 if ecol is None else ecol + 1,
+        if not upto:  # the table's bytes at entry k: those with upto == firsts[k + 1]
+            upto = list(itertools.accumulate(table.translate(_ENTRY_UNITS)))
+        at = bisect.bisect_left(upto, firsts[k1 + 1], done)  # entry k1's first byte
+        nxt = bisect.bisect_right(upto, firsts[k2], at)  # the first byte after entry k2 - 1
+        if (
+            set(map(_END, run)) == {line}
+            and (line, line, 0, 0) not in run
+            and (  # a column is missing only in the no-column and the long forms
+                _NO_COLUMN_OR_LONG.search(table, at, nxt) is None
+                or (None not in set(map(_COL, run)) and None not in set(map(_ECOL, run)))
+            )
         ):
-            while v >= 64:
-                put(0x40 | (v & 63))
-                v >>= 6
-            put(v)
-        prev = line
+            # entries on one changed line, with columns: all get the same position
+            out += table[done:at]
+            done = nxt
+            col, ecol = changed[line]
+            ecol = max(ecol, col)
+            out += _long_entry(lengths[k1], line - prev, 0, col, ecol)
+            if k2 - k1 > 1:
+                tail = _long_entry(1, 0, 0, col, ecol)[1:]  # after the first byte
+                alike = [b""] + [bytes((0xF0 | (m - 1),)) + tail for m in range(1, 9)]
+                out += b"".join(map(alike.__getitem__, lengths[k1 + 1 : k2]))
+            continue
+        for k in range(k1, k2):  # one by one
+            at = bisect.bisect_left(upto, firsts[k + 1], done)
+            nxt = bisect.bisect_right(upto, firsts[k + 1], at)
+            out += table[done:at]
+            done = nxt
+            line, end, col, ecol = entries[k]
+            if (
+                (line not in changed and end not in changed)
+                or (end == line and col == 0 and ecol == 0)  # a scope's own start (lambda...)
+            ):
+                out += table[at:nxt]
+                prev = line
+                continue
+            if col is not None:
+                span = changed.get(line)
+                if span is not None:
+                    col = span[0]
+            if ecol is not None and end is not None:
+                span = changed.get(end)
+                if span is not None:
+                    ecol = span[1]
+            if end is None:
+                end = line
+            elif col is not None and ecol is not None:
+                if end < line or (end == line and ecol < col):
+                    end, ecol = line, col
+            out += _long_entry(lengths[k], line - prev, end - line, col, ecol)
+            prev = line
+    if not upto:
+        return code if consts is code.co_consts else code.replace(co_consts=consts)
+    out += table[done:]
     return code.replace(co_linetable=bytes(out), co_consts=consts)
+
+
+def _long_entry(length: int, delta: int, lines: int, col: int | None, ecol: int | None) -> bytes:
+    """A line table entry in the long form (code 14) of the 3.11+ format."""
+    out = bytearray([0xF0 | (length - 1)])
+    put = out.append
+    for v in (
+        delta << 1 if delta >= 0 else (-delta) << 1 | 1,
+        lines,
+        0 if col is None else col + 1,
+        0 if ecol is None else ecol + 1,
+    ):
+        while v >= 64:
+            put(0x40 | (v & 63))
+            v >>= 6
+        put(v)
+    return bytes(out)
+
+
+_START, _END = operator.itemgetter(0), operator.itemgetter(1)
+_COL, _ECOL = operator.itemgetter(2), operator.itemgetter(3)
+# each byte of a line table -> the code units of the entry it starts (0: not an entry's start)
+_ENTRY_UNITS = bytes((b & 7) + 1 if b & 0x80 else 0 for b in range(256))
+_NOT_ENTRY_START = bytes(range(0x80))
+_NO_COLUMN_OR_LONG = re.compile(b"[\xe8-\xf7]")  # the first byte of entries of codes 13, 14
 
 
 # nodes whose children may lie outside their own lines (decorators above a `def`; f-string

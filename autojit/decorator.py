@@ -456,6 +456,19 @@ class _Record:
         old, new = self.lines, self.new_lines
         if old == new:
             return [(first + i, True) for i in range(len(new))]
+        if len(old) == len(new):
+            # Where no differing line's text is anywhere in the other list, difflib maps new line
+            # j to old line j: a match a[i:i+k] == b[j:j+k] then holds only equal lines, so
+            # a[i:i+k] == b[i:i+k] and a[j:j+k] == b[j:j+k] match too; the longest match it takes
+            # first (smallest i, then smallest j) has j == i; every equal line is in one, and the
+            # rest are same-size "replace" runs.
+            same = list(map(operator.eq, old, new))
+            in_old, in_new = set(old), set(new)
+            if all(
+                old[j] not in in_new and new[j] not in in_old
+                for j in itertools.compress(itertools.count(), map(operator.not_, same))
+            ):
+                return list(zip(range(first, first + len(new)), same, strict=True))
         out: list[tuple[int, bool]] = [(first, False)] * len(new)
         import difflib
 

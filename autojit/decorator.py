@@ -387,6 +387,10 @@ class _Record:
         lines = list(self.new_lines)
         drop = _autojit_decorator_lines(self)
         text = "".join(line for i, line in enumerate(lines) if i not in drop)
+        if text[:1] not in ("", " ", "\t", "\n"):
+            # a line starts at column 0, so the margin is empty: dedent would only empty the
+            # lines of spaces and tabs
+            return _BLANK_LINE.sub("", text)
         import textwrap
 
         return textwrap.dedent(text)
@@ -436,7 +440,9 @@ class _Record:
         hit = found.get(name)
         if hit is None:
             text = "".join(self.new_lines)
-            if text.isascii() and not re.search(rf"(?<![\w.]){name}(?!\w)", text):
+            if text.isascii() and (
+                name not in text or not re.search(rf"(?<![\w.]){name}(?!\w)", text)
+            ):
                 hit = False
             else:
                 tree = self._module_tree()
@@ -1062,6 +1068,7 @@ def _remap(
 
 
 _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\b")
+_BLANK_LINE = re.compile("^[ \t]+$", re.MULTILINE)  # textwrap's _whitespace_only_re
 
 
 def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) -> types.CodeType:

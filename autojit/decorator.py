@@ -290,13 +290,15 @@ class _Record:
         key = _cache_key(fn, header, self.first_line, self.lines, declared)
         entry = _cache_get(key, fn)
         fresh = entry is None
+        fc: FunctionConversion | None = None
         if entry is None:
             fc, nheader = self._convert(header, declared)
             entry = {"fc": _encode_fc(fc), "nheader": nheader, "lines": self.lines, "codes": {}}
             _cache_put(key, entry, fn, write=False)
         self.entry = entry
         self.lines = list(entry["lines"])
-        self.fc = _decode_fc(entry["fc"])
+        # a fresh conversion as it is: equal to its entry decoded (every field is encoded)
+        self.fc = fc if fc is not None else _decode_fc(entry["fc"])
         self.header_lines = entry["nheader"]
         shift = self.first_line - 1 - self.header_lines
         self.changes = [_shift_change(c, shift) for c in self.fc.changes]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import __future__
 
 import ast
-import bisect
 import builtins
 import functools
 import itertools
@@ -1090,7 +1089,7 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
     lengths = table.translate(_ENTRY_UNITS, _NOT_ENTRY_START)  # each entry's code units
     firsts = list(itertools.accumulate(lengths, initial=0))  # each entry's first code unit
     entries: list[Any] = list(map(positions.__getitem__, firsts[:-1]))  # each one's position
-    upto: list[int] = []  # for each table byte: the code units up to the end of its entry
+    offsets: list[int] = []  # each entry's first byte in the table
     out = bytearray()
     done = 0  # table bytes copied or rewritten
     k2 = 0
@@ -1106,10 +1105,10 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
             last = line
         if line not in changed and moved.isdisjoint(map(_END, run)):
             continue
-        if not upto:  # the table's bytes at entry k: those with upto == firsts[k + 1]
-            upto = list(itertools.accumulate(table.translate(_ENTRY_UNITS)))
-        at = bisect.bisect_left(upto, firsts[k1 + 1], done)  # entry k1's first byte
-        nxt = bisect.bisect_right(upto, firsts[k2], at)  # the first byte after entry k2 - 1
+        if not offsets:
+            offsets = list(itertools.compress(itertools.count(), table.translate(_IS_ENTRY_START)))
+            offsets.append(len(table))
+        at, nxt = offsets[k1], offsets[k2]
         if (
             set(map(_END, run)) == {line}
             and (line, line, 0, 0) not in run
@@ -1130,8 +1129,7 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
                 out += b"".join(map(alike.__getitem__, lengths[k1 + 1 : k2]))
             continue
         for k in range(k1, k2):  # one by one
-            at = bisect.bisect_left(upto, firsts[k + 1], done)
-            nxt = bisect.bisect_right(upto, firsts[k + 1], at)
+            at, nxt = offsets[k], offsets[k + 1]
             out += table[done:at]
             done = nxt
             line, end, col, ecol = entries[k]
@@ -1157,7 +1155,7 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
                     end, ecol = line, col
             out += _long_entry(lengths[k], line - prev, end - line, col, ecol)
             prev = line
-    if not upto:
+    if not offsets:
         return code if consts is code.co_consts else code.replace(co_consts=consts)
     out += table[done:]
     return code.replace(co_linetable=bytes(out), co_consts=consts)
@@ -1185,6 +1183,7 @@ _COL, _ECOL = operator.itemgetter(2), operator.itemgetter(3)
 # each byte of a line table -> the code units of the entry it starts (0: not an entry's start)
 _ENTRY_UNITS = bytes((b & 7) + 1 if b & 0x80 else 0 for b in range(256))
 _NOT_ENTRY_START = bytes(range(0x80))
+_IS_ENTRY_START = bytes(b >> 7 for b in range(256))
 _NO_COLUMN_OR_LONG = re.compile(b"[\xe8-\xf7]")  # the first byte of entries of codes 13, 14
 
 

@@ -387,7 +387,10 @@ class _Record:
         """The converted function text, dedented, without autojit's own decorator."""
         lines = list(self.new_lines)
         drop = _autojit_decorator_lines(self)
-        text = "".join(line for i, line in enumerate(lines) if i not in drop)
+        if drop:
+            text = "".join(line for i, line in enumerate(lines) if i not in drop)
+        else:
+            text = "".join(lines)
         if text[:1] not in ("", " ", "\t", "\n"):
             # a line starts at column 0, so the margin is empty: dedent would only empty the
             # lines of spaces and tabs
@@ -591,7 +594,7 @@ class _Record:
             return None
         first = self.first_line
         line_map = self._line_map()
-        if not all(line == first + j for j, (line, _exact) in enumerate(line_map)):
+        if [line for line, _exact in line_map] != list(range(first, first + len(line_map))):
             return None
         k = self.fc.location.line - 1 - self.header_lines  # the def line's index
         if not (0 <= k < len(line_map) and line_map[k][1]):
@@ -1125,8 +1128,8 @@ def _moved_positions(code: types.CodeType, changed: dict[int, tuple[int, int]]) 
             out += _long_entry(lengths[k1], line - prev, 0, col, ecol)
             if k2 - k1 > 1:
                 tail = _long_entry(1, 0, 0, col, ecol)[1:]  # after the first byte
-                alike = [b""] + [bytes((0xF0 | (m - 1),)) + tail for m in range(1, 9)]
-                out += b"".join(map(alike.__getitem__, lengths[k1 + 1 : k2]))
+                out += tail.join(map(_LONG_FIRST_BYTE.__getitem__, lengths[k1 + 1 : k2]))
+                out += tail
             continue
         for k in range(k1, k2):  # one by one
             at, nxt = offsets[k], offsets[k + 1]
@@ -1184,6 +1187,8 @@ _COL, _ECOL = operator.itemgetter(2), operator.itemgetter(3)
 _ENTRY_UNITS = bytes((b & 7) + 1 if b & 0x80 else 0 for b in range(256))
 _NOT_ENTRY_START = bytes(range(0x80))
 _IS_ENTRY_START = bytes(b >> 7 for b in range(256))
+# the first byte of a long-form entry of n code units
+_LONG_FIRST_BYTE = [b""] + [bytes((0xF0 | (n - 1),)) for n in range(1, 9)]
 _NO_COLUMN_OR_LONG = re.compile(b"[\xe8-\xf7]")  # the first byte of entries of codes 13, 14
 
 

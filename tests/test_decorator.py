@@ -894,6 +894,90 @@ def test_code_compiled_from_text_is_the_trees(monkeypatch):
     _same_code(fast, rec._compile_code(()), "positions_sample")
 
 
+def _moved(pos, changed):
+    """A position as _moved_positions moves it, one code unit at a time (the specification)."""
+    line, end, col, ecol = pos
+    if line is None or (line not in changed and end not in changed):
+        return pos
+    if end == line and col == 0 and ecol == 0:  # a scope's own start
+        return pos
+    if col is not None and line in changed:
+        col = changed[line][0]
+    if ecol is not None and end in changed:
+        ecol = changed[end][1]
+    if end is None:
+        end = line
+    elif col is not None and ecol is not None and (end < line or (end == line and ecol < col)):
+        end, ecol = line, col
+    return (line, end, col, ecol)
+
+
+def test_moved_positions_move_each_position_on_a_changed_line():
+    """Every code unit's position, in the code and the code inside it, for random sets of
+    changed lines over real functions (multi-line calls, long lines, comprehensions,
+    lambdas): moved as specified, the bytecode and line starts kept."""
+    import difflib
+    import random
+
+    from autojit import decorator, pipeline, render
+
+    rng = random.Random(0)
+    codes = [
+        v.__code__
+        for m in (decorator, pipeline, render, difflib, ast)
+        for v in vars(m).values()
+        if isinstance(v, types.FunctionType) and v.__module__ == m.__name__
+    ]
+    assert len(codes) > 100
+    for code in codes:
+        inner = decorator._all_codes(code)
+        lines = sorted({p[0] for c in inner for p in c.co_positions() if p[0] is not None})
+        for size in (1, 3, len(lines) // 2, len(lines)):
+            chosen = rng.sample(lines, min(size, len(lines)))
+            changed = {n: (rng.randint(0, 20), rng.randint(0, 150)) for n in chosen}
+            got = decorator._all_codes(decorator._moved_positions(code, changed))
+            for a, b in zip(inner, got, strict=True):
+                assert b.co_code == a.co_code
+                assert list(b.co_lines()) == list(a.co_lines())
+                want = [_moved(p, changed) for p in a.co_positions()]
+                assert list(b.co_positions()) == want, (a.co_qualname, changed)
+
+
+def test_line_map_without_difflib_is_difflibs():
+    """Line lists of the same length whose differing lines appear nowhere on the other side
+    are mapped line by line without difflib: the same map as difflib's opcodes give."""
+    import difflib
+    import random
+
+    from autojit import decorator
+
+    def by_difflib(first, old, new):
+        out = [(first, False)] * len(new)
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            for k in range(j2 - j1):
+                if tag == "equal":
+                    out[j1 + k] = (first + i1 + k, True)
+                elif tag == "replace":
+                    out[j1 + k] = (first + i1 + min(k, i2 - i1 - 1), False)
+                elif tag == "insert":
+                    out[j1 + k] = (first + max(i1 - 1, 0), False)
+        return out
+
+    rng = random.Random(1)
+    rec = object.__new__(decorator._Record)
+    for _ in range(20000):
+        alphabet = [f"l{i}\n" for i in range(rng.randint(1, 5))]
+        old = [rng.choice(alphabet) for _ in range(rng.randint(1, 10))]
+        new = list(old)
+        for _ in range(rng.randint(1, 3)):
+            new[rng.randrange(len(new))] = rng.choice([*alphabet, "n1\n", "n2\n"])
+        if rng.random() < 0.2:
+            new.insert(rng.randrange(len(new) + 1), rng.choice(alphabet))
+        rec.first_line, rec.lines, rec.new_lines = rng.randint(1, 50), old, new
+        assert rec._line_map() == by_difflib(rec.first_line, old, new), (old, new)
+
+
 _LOOPS_CYCLE_FREE = """
 def f(x, n, t):
     total = 0.0

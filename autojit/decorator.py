@@ -393,8 +393,10 @@ class _Record:
             text = "".join(lines)
         if text[:1] not in ("", " ", "\t", "\n"):
             # a line starts at column 0, so the margin is empty: dedent would only empty the
-            # lines of spaces and tabs
-            return _BLANK_LINE.sub("", text)
+            # lines of spaces and tabs (a line of them ends in " \n" or "\t\n", or ends the text)
+            if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+                return _BLANK_LINE.sub("", text)
+            return text
         import textwrap
 
         return textwrap.dedent(text)

@@ -1151,3 +1151,48 @@ def test_loop_index_in_the_value_of_an_at_update_is_not_a_python_use() -> None:
     assert out.converted.count("jax.lax.fori_loop(") == 2, out.converted
     assert not out.refusals
     _twice(src)
+
+
+def test_a_lowered_loop_is_converted_whatever_ids_the_allocator_gives(monkeypatch) -> None:
+    """The loops converter kept the loops it had done by `id()`. An inner `for` with a `break`,
+    lowered to a `while` and converted, was freed; the `while` made later for the outer `for`
+    (with a `return`) could get its id, and was then skipped: left a Python `while` on a traced
+    flag, with no refusal (TracerBoolConversionError under jit, soak seed 5151, in 1 of 2,613
+    programs: it depended on where the allocator put the new loop). Simulated here by giving every
+    `while` one id: the loops are kept by the nodes themselves now."""
+    import builtins
+
+    import gast
+
+    from autojit.converters import loops
+
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = a\n"
+        "    t = jnp.max(y)\n"
+        "    c = 0\n"
+        "    for i in range(k):\n"
+        "        if not (t < s):\n"
+        "            return x, y, s, t, c\n"
+        "        for j in x:\n"
+        "            if not (s < s < x[i]):\n"
+        "                if (a + 1.5) < a < -0.5:\n"
+        "                    break\n"
+        "            elif s < a < s:\n"
+        "                x[0] += t\n"
+        "            else:\n"
+        "                x[1] = s\n"
+        "            s = a\n"
+        "    return x, y, s, t, c\n"
+    )
+    expected = autojit.convert_source(src, all_functions=True).text
+    assert "_body_1" in expected  # both loops converted
+    real_id = builtins.id
+    monkeypatch.setattr(
+        loops, "id", lambda o: 7 if type(o) is gast.While else real_id(o), raising=False
+    )
+    assert autojit.convert_source(src, all_functions=True).text == expected
+    monkeypatch.undo()
+    out = check(src)
+    assert out.kind == "converted", out.report()

@@ -281,6 +281,9 @@ class ActivityAnalysis:
 
     def __init__(self) -> None:
         self._cache: dict[int, Activity] = {}
+        # the nodes of `_cache`, kept alive: a freed node's id may be given to a new node, which
+        # would then find the freed one's activity
+        self._keys: list[gast.AST] = []
         # the analyses of the functions defined here, filled for their free reads: handed to
         # their own FunctionAnalysis (see `take_nested`), which would compute the same again
         self._nested: dict[int, ActivityAnalysis] = {}
@@ -295,6 +298,7 @@ class ActivityAnalysis:
         act = self._cache.get(id(stmt))
         if act is None:
             act = self._cache[id(stmt)] = self._compute(stmt)
+            self._keys.append(stmt)
         return act
 
     def of_block(self, stmts: list) -> Activity:

@@ -124,6 +124,9 @@ class ValueAnalysis:
         self.activity = activity
         self.env_before: dict[int, Env] = {}
         self.env_after: dict[int, Env] = {}
+        # the statements of those tables (and liveness's and definedness's, on the same tree),
+        # kept alive: a freed statement's id may be given to a new one, which would find its entry
+        self._keys: list = []
         self.locals: set[str] = set(param_values) | activity.of_block(fn.body).writes
         env: Env = dict(param_values)
         self.exit_env = self.block(fn.body, env)
@@ -132,7 +135,11 @@ class ValueAnalysis:
     def block(self, stmts, env: Env) -> Env:
         for s in stmts:
             prev = self.env_before.get(id(s))
-            self.env_before[id(s)] = _join_env(prev, env) if prev is not None else dict(env)
+            if prev is None:
+                self.env_before[id(s)] = dict(env)
+                self._keys.append(s)
+            else:
+                self.env_before[id(s)] = _join_env(prev, env)
             env = self.stmt(s, dict(env))
             self.env_after[id(s)] = env
         return env

@@ -87,14 +87,16 @@ class _Conditionals:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.an: FunctionAnalysis = ctx.analysis
-        self.end_env: dict[int, tuple[dict, dict]] = {}
-        self.switch_inner: set[int] = set()
+        # (the tables below are keyed by the nodes themselves, not their ids: a generated node
+        # may be freed and its id given to a later one, which would then find its entry)
+        self.end_env: dict[object, tuple[dict, dict]] = {}
+        self.switch_inner: set[object] = set()
         # generated statements -> the original statement whose analysis they share
-        self.stand_in: dict[int, object] = {}
+        self.stand_in: dict[object, object] = {}
         # generated `y = jnp.where(...)` statements -> the shape key of their value
-        self.shape_hint: dict[int, str] = {}
+        self.shape_hint: dict[object, str] = {}
         # ifs whose returns could not be brought to one exit (already reported)
-        self.lift_failed: set[int] = set()
+        self.lift_failed: set[object] = set()
         # the branch functions made here, by id; kept alive, so that an id is not reused by a later
         # node (a freed function's id given to an Assign made `id(st) in created` true)
         self.created: dict[int, object] = {}
@@ -108,12 +110,12 @@ class _Conditionals:
             self.ctx.analysis = self.an
         ifs = list(_ifs_post_order(self.ctx.fn.body))
         for s, _block in ifs:
-            self.end_env[id(s)] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
+            self.end_env[s] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
         self._rewrite_expressions()
         self._find_switch_chains(ifs)
         ancestors = _ancestors(self.ctx.fn.body)
         for s, block in ifs:
-            if id(s) in self.switch_inner:
+            if s in self.switch_inner:
                 continue
             try:
                 self._convert_if(s, block)
@@ -221,7 +223,7 @@ class _Conditionals:
 
     # -- values ------------------------------------------------------------------------------
     def value(self, expr, stmt) -> Value:
-        return self.an.value(expr, self.stand_in.get(id(stmt), stmt))
+        return self.an.value(expr, self.stand_in.get(stmt, stmt))
 
     @property
     def jnp(self) -> str:
@@ -256,7 +258,7 @@ class _Conditionals:
             return False
 
         def fail(node, reason: str) -> None:
-            self.lift_failed.add(id(node))
+            self.lift_failed.add(node)
             self.ctx.refuse("AJ915", node, reason)
 
         if not any(traced_if_with_return(s) for s in _all_ifs(self.ctx.fn.body)):
@@ -306,7 +308,7 @@ class _Conditionals:
         reads = expr_activity(node).reads
         if not reads:
             return True
-        env = self.an.env_before(self.stand_in.get(id(stmt), stmt))
+        env = self.an.env_before(self.stand_in.get(stmt, stmt))
         for n in reads:
             if n in self.an.values.locals or n in env:
                 return False
@@ -470,13 +472,13 @@ class _Conditionals:
 
     # -- switch chains (AJ103) -------------------------------------------------------------
     def _find_switch_chains(self, ifs) -> None:
-        self.switch_of: dict[int, tuple] = {}
+        self.switch_of: dict[object, tuple] = {}
         for s, _block in ifs:
             chain = self._switch_chain(s)
             if chain is not None:
-                self.switch_of[id(s)] = chain
+                self.switch_of[s] = chain
                 for inner in chain[2][1:]:
-                    self.switch_inner.add(id(inner))
+                    self.switch_inner.add(inner)
         # an inner if of a chain that is itself a chain head: only the outermost wins
         for key in list(self.switch_of):
             if key in self.switch_inner:
@@ -556,7 +558,7 @@ class _Conditionals:
         self._check_branches(s)
         returning = has_return(s.body) or has_return(s.orelse)
         if returning and not (always_returns(s.body) and always_returns(s.orelse)):
-            if id(s) in self.lift_failed:
+            if s in self.lift_failed:
                 return
             raise _Refused(
                 "AJ915",
@@ -564,7 +566,7 @@ class _Conditionals:
                 "this `if` returns a value on some paths and falls through on others; under "
                 "jit both paths must produce the same kind of result: add the missing `return`",
             )
-        chain = self.switch_of.get(id(s))
+        chain = self.switch_of.get(s)
         if chain is not None:
             if self._switch(s, block, chain, returning):
                 return
@@ -805,8 +807,8 @@ class _Conditionals:
     def _shape_key(self, node, stmt) -> str | None:
         if isinstance(node, gast.Constant) and type(node.value) in (int, float, bool):
             return "<python scalar>"
-        if id(stmt) in self.shape_hint and getattr(stmt, "value", None) is node:
-            return self.shape_hint[id(stmt)]
+        if stmt in self.shape_hint and getattr(stmt, "value", None) is node:
+            return self.shape_hint[stmt]
         v = self.value(node, stmt)
         if v.scalar is True:
             return "<scalar>"
@@ -883,10 +885,10 @@ class _Conditionals:
                 ka, kb = self._shape_key(a, sa), self._shape_key(b, sb)
                 hint = ka if ka not in (None, "<python scalar>") else kb
                 if hint is not None:
-                    self.shape_hint[id(new[0])] = hint
+                    self.shape_hint[new[0]] = hint
                 stmts += new
             for st in stmts:
-                self.stand_in[id(st)] = self.stand_in.get(id(s), s)
+                self.stand_in[st] = self.stand_in.get(s, s)
             replace_statements(block, [s], stmts)
             self.ctx.change(
                 "AJ102",
@@ -980,7 +982,7 @@ class _Conditionals:
 
     # -- type agreement ----------------------------------------------------------------------
     def _out_values(self, s, i: int, n: str) -> Value:
-        env = self.end_env.get(id(s), ({}, {}))[i]
+        env = self.end_env.get(s, ({}, {}))[i]
         return env.get(n, Value(Kind.UNKNOWN))
 
     def _promote_outs(self, s, plan: _Plan, fns, names_) -> None:
@@ -1064,11 +1066,11 @@ class _Conditionals:
         if not (rebinds & set(ops)):
             return call
         cache = self.__dict__.setdefault("_types_of", {})
-        if id(fn) not in cache:
+        if fn not in cache:
             var = self.ctx.fresh("other_types")
             fn.body.insert(0, replace(f"V = {call}", V=var)[0])
-            cache[id(fn)] = var
-        return cache[id(fn)]
+            cache[fn] = var
+        return cache[fn]
 
     def _int_side(self, a, b) -> int | None:
         """Of two array results, the one that keeps an integer input integer when the other

@@ -128,15 +128,17 @@ def convert(ctx: Context) -> None:
 
 
 def _convert_function(ctx: Context) -> None:
-    done: set[int] = set()
-    forced: dict[int, _Plan] = {}
+    # (keyed by the loop nodes themselves, not their ids: a loop converted or lowered may be
+    # freed, and a new loop made later could get its id, and be skipped or take its plan)
+    done: set[gast.AST] = set()
+    forced: dict[gast.AST, _Plan] = {}
     mixed = _mixed_iteration_loops(ctx.fn.body)
     while True:
         found = _next_loop(ctx.fn.body, done)
         if found is None:
             return
         block, loop = found
-        done.add(id(loop))
+        done.add(loop)
         if id(loop) in mixed:
             line, name = mixed[id(loop)]
             ctx.refuse(
@@ -149,7 +151,7 @@ def _convert_function(ctx: Context) -> None:
             continue
         result = _convert_loop(ctx, block, loop, forced)
         if result is _LOWERED:
-            done.discard(id(loop))  # a `for` lowered in place is converted again
+            done.discard(loop)  # a `for` lowered in place is converted again
         if result:
             _reanalyse(ctx)
         if isinstance(result, list):
@@ -193,7 +195,7 @@ class _Lowered:
 _LOWERED = _Lowered()
 
 
-def _next_loop(stmts: list, done: set[int]):
+def _next_loop(stmts: list, done: set[gast.AST]):
     for s in stmts:
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
@@ -205,7 +207,7 @@ def _next_loop(stmts: list, done: set[int]):
             r = _next_loop(h.body, done)
             if r is not None:
                 return r
-        if isinstance(s, (gast.For, gast.While)) and id(s) not in done:
+        if isinstance(s, (gast.For, gast.While)) and s not in done:
             return stmts, s
     return None
 
@@ -237,11 +239,11 @@ class _Plan:
     dynamic: dict = field(default_factory=dict)
 
 
-def _convert_loop(ctx: Context, block: list, loop, forced: dict[int, _Plan]):
+def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]):
     an = ctx.analysis
     plan: _Plan | None
-    if id(loop) in forced:
-        plan = forced.pop(id(loop))
+    if loop in forced:
+        plan = forced.pop(loop)
     elif isinstance(loop, gast.While):
         plan = _while_plan(ctx, an, loop)
     else:
@@ -1777,7 +1779,9 @@ def _not_flags(flags: list[str]) -> str:
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
-def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int, _Plan]) -> None:
+def _lower_exits(
+    ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast.AST, _Plan]
+) -> None:
     """Rewrite break/continue/return in ``loop`` as flags and guarded ``if`` statements, in place.
 
     ``break`` sets ``break_`` (carried; the loop stops on it), ``continue`` sets ``continue_``
@@ -1930,7 +1934,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
                 **{_PH.format("T"): _logical(ctx, loop.test)},
             )
         plan.test = loop.test
-        forced[id(loop)] = plan
+        forced[loop] = plan
     elif plan.kind == "fori" and (brk or plan.step is not None):
         # a range that can stop early, or whose step is traced: a while loop over a counter
         an = ctx.analysis
@@ -1976,7 +1980,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[int,
         new_loop = gast.While(test=test, body=prelude + body + increment, orelse=orelse)
         _copy_position(new_loop, loop)
         why = " (it can stop early)" if brk else ""
-        forced[id(new_loop)] = _Plan(
+        forced[new_loop] = _Plan(
             "while", plan.code, plan.what.replace("fori_loop", "while_loop") + why, test=test
         )
     else:

@@ -188,6 +188,26 @@ def _decorate(
     return rewrap(out) if rewrap is not None else out
 
 
+def _warn(fn: types.FunctionType, message: str, filename: str, lineno: int) -> None:
+    """A ConversionWarning at ``filename:lineno``, shown as ``warnings.warn`` from ``fn``'s module
+    would show it: once per place under the default filter (the module's
+    ``__warningregistry__``), not at each decoration of the same ``def`` (a nested function
+    made in a loop, say)."""
+    g = fn.__globals__
+    registry = g.get("__warningregistry__")
+    if not isinstance(registry, dict):
+        registry = g["__warningregistry__"] = {}
+    warnings.warn_explicit(
+        message,
+        ConversionWarning,
+        filename,
+        lineno,
+        module=fn.__module__,
+        registry=registry,
+        module_globals=g,
+    )
+
+
 def _plain_function(f: Any) -> types.FunctionType:
     """The Python function behind ``f``: unwraps ``jax.jit`` and ``functools.wraps`` layers."""
     seen = 0
@@ -238,12 +258,11 @@ def _helper_record(fn: types.FunctionType) -> _Record | None:
         _failed.add(id(fn))
         if not isinstance(exc, ConversionError):
             code = fn.__code__
-            warnings.warn_explicit(
+            _warn(
+                fn,
                 f"autojit could not convert `{fn.__qualname__}`, called as it is: {exc!r}",
-                ConversionWarning,
                 code.co_filename,
                 code.co_firstlineno,
-                module=fn.__module__,
             )
         return None
     _records[fn] = rec
@@ -375,12 +394,11 @@ class _Record:
 
     def warn_refusals(self) -> None:
         for r in self.refusals:
-            warnings.warn_explicit(
+            _warn(
+                self.fn,
                 f"{r.code} {r.reason} (autojit left this statement as it is)",
-                ConversionWarning,
                 r.location.path,
                 r.location.line,
-                module=self.fn.__module__,
             )
 
     def _public_source(self) -> str:
@@ -834,7 +852,7 @@ def _header(fn: types.FunctionType) -> str:
             extra.append(f"class {name}: ...\n")
         elif isinstance(value, types.FunctionType) and name != fn.__code__.co_name:
             extra.append(f"def {name}(): ...\n")
-        elif callable(value) and getattr(value, "__module__", "").startswith("jax"):
+        elif callable(value) and _jax_module(getattr(value, "__module__", None)):
             attr = getattr(value, "__name__", None)
             if not isinstance(attr, str) or not attr.isidentifier():
                 continue
@@ -844,6 +862,11 @@ def _header(fn: types.FunctionType) -> str:
                     extra.append(f"from {modname} import {attr}{alias}\n")
                     break
     return imports + "".join(extra)
+
+
+def _jax_module(name: object) -> bool:
+    """Whether a ``__module__`` names jax (it may be None, or not even a string)."""
+    return isinstance(name, str) and name.startswith("jax")
 
 
 def _autojit_decorator_lines(rec: _Record) -> set[int]:

@@ -595,6 +595,67 @@ def test_refusal_is_a_warning():
     assert "AJ9" in str(hits[0].message)
 
 
+def test_refusal_warns_once_per_place_like_warnings_warn():
+    """A `def` decorated again (a nested function made at each call) warns once under the
+    default filter, as `warnings.warn` from that module would, not at each decoration."""
+    src = textwrap.dedent(
+        """\
+        import jax.numpy as jnp
+
+        def make():
+            def aliased(x):
+                y = x
+                x[0] = 1.0
+                return x + y
+            return aliased
+        """
+    )
+    namespace = {"__name__": "aj_warn_once_mod"}
+    import linecache
+
+    filename = "/virtual/aj_warn_once_mod.py"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), namespace)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            f = autojit.convert(namespace["make"](), jit=False)
+    assert f.refusals
+    hits = [w for w in caught if issubclass(w.category, autojit.ConversionWarning)]
+    assert len(hits) == len(f.refusals), [str(w.message) for w in hits]
+    assert hits[0].filename == filename and hits[0].lineno == 6
+
+
+def test_a_global_whose_module_is_none_is_read():
+    """A global the function reads may have `__module__` None (C extension objects, some
+    callables): the decorator's header builder called `.startswith` on it and crashed."""
+
+    class NoModule:
+        def __call__(self, v):
+            return v * 2
+
+    helper = NoModule()
+    NoModule.__module__ = None  # type: ignore[assignment]
+    src = textwrap.dedent(
+        """\
+        import jax.numpy as jnp
+
+        def uses_it(x, i):
+            x[i] = 1.0
+            return HELPER(x)
+        """
+    )
+    namespace = {"__name__": "aj_none_module_mod", "HELPER": helper}
+    import linecache
+
+    filename = "/virtual/aj_none_module_mod.py"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), namespace)
+    f = autojit.convert(namespace["uses_it"])
+    x = np.zeros(3, np.float32)
+    np.testing.assert_allclose(f(x, 1), [0.0, 2.0, 0.0])
+
+
 def test_importing_autojit_does_not_import_jax():
     import subprocess
 

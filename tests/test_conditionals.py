@@ -1089,3 +1089,26 @@ def test_static_operand_before_one_traced_one_is_kept_as_python():
     assert "return x.ndim == 1 and x.sum() + s.sum()" in c.text
     calls = [((np.arange(3, dtype=F32), 2), {}), ((np.ones((2, 2), F32), 2), {})]
     check_paths(text, "f", calls)
+
+
+def test_ternary_on_a_dtype_query_stays_python():
+    """`lax.dtype(a) == np.float32` is a Python bool when jax traces (as `a.dtype == ...`): the
+    ternary stays as written. It was read as traced and made a `lax.cond`, whose traced result
+    then failed the `assert` on it under jit (found in jax's own scipy.special)."""
+    text = (
+        HEADER
+        + """\
+import numpy as np
+from jax import lax
+
+
+def f(a):
+    dtype = lax.dtype(a).type
+    n = dtype(8) if lax.dtype(a) == np.float32 else dtype(16)
+    m = 2 if jnp.promote_types(a.dtype, jnp.int32) == jnp.float32 else 3
+    assert n <= 16
+    return a * n + m
+"""
+    )
+    c = check_paths(text, "f", calls((F32(1.5),), (I32(2),)))
+    assert c.text == text

@@ -305,7 +305,9 @@ class _Record:
         header = _header(fn)
         if self.indent:
             header += f"class {_WRAPPER_CLASS}:\n"
-        key = _cache_key(fn, header, self.first_line, self.lines, declared)
+        # (the key leaves out where the function starts: a conversion is the same wherever the
+        # lines above it move; the code, compiled at the file's line numbers, is kept by line)
+        key = _cache_key(fn, header, self.lines, declared)
         entry = _cache_get(key, fn)
         fresh = entry is None
         fc: FunctionConversion | None = None
@@ -328,8 +330,11 @@ class _Record:
         if source is None:
             source = entry["source"] = self._public_source()
         self.source: str = source
+        compiled_before = len(entry["codes"])
         self.compiled = self._compile({}) if self.changed else None
-        if fresh:
+        if fresh or len(entry["codes"]) > compiled_before:
+            # (written with the code compiled for where the function is now, only)
+            entry["codes"] = {k: c for k, c in entry["codes"].items() if k[0] == self.first_line}
             _cache_put(key, entry, fn, write=True)
 
     # -- conversion -------------------------------------------------------------------------
@@ -530,10 +535,10 @@ class _Record:
                 extras[name] = types.CellType(_import_module(module))
         extras.update(helpers)
         params = tuple(freevars) + tuple(n for n in extras if n not in freevars)
-        inner = self.entry["codes"].get(params)
+        inner = self.entry["codes"].get((self.first_line, params))
         if inner is None:
             inner = self._compile_code(params)
-            self.entry["codes"][params] = inner
+            self.entry["codes"][(self.first_line, params)] = inner
         self.codes.update(_all_codes(inner))
         cells = []
         for name in inner.co_freevars:
@@ -920,12 +925,12 @@ def _fingerprint() -> str:
 
 
 def _cache_key(
-    fn: types.FunctionType, header: str, first_line: int, lines: list[str], declared: set[str]
+    fn: types.FunctionType, header: str, lines: list[str], declared: set[str]
 ) -> str:
     import hashlib
 
     h = hashlib.sha1(_fingerprint().encode())
-    for part in (fn.__code__.co_filename, str(first_line), ",".join(sorted(declared)), header):
+    for part in (fn.__code__.co_filename, ",".join(sorted(declared)), header):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     h.update("".join(lines).encode("utf-8", "surrogatepass"))

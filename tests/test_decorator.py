@@ -503,6 +503,64 @@ def test_conversion_cached_in_pycache(tmp_path, monkeypatch):
         sys.modules.pop("aj_cached_mod", None)
 
 
+def test_pycache_entry_survives_lines_added_above(tmp_path, monkeypatch):
+    """Lines added above a function do not make it convert again (the cache key has no line
+    numbers), and its code, compiled for where it is now, reports the new lines in tracebacks."""
+    body = """\
+        def put(x, i):
+            x[i] = 2.0
+            y = x.reshape(7, 7)  # MARK
+            return y
+        """
+    path = tmp_path / "aj_moved_mod.py"
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setenv("AUTOJIT_CACHE", "1")
+    import linecache
+
+    from autojit import decorator
+
+    conversions = []
+    real = decorator.convert_source
+
+    def counting(*args, **kwargs):
+        conversions.append(args[1] if len(args) > 1 else kwargs.get("filename"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(decorator, "convert_source", counting)
+
+    def load_and_fail(above: int) -> tuple[int, int]:
+        """Write the module with ``above`` blank lines first, import it afresh, decorate and
+        call: (the file line of MARK, the traceback's line in the module)."""
+        text = "import jax.numpy as jnp\n" + "\n" * above + textwrap.dedent(body)
+        path.write_text(text)
+        linecache.checkcache(str(path))
+        sys.modules.pop("aj_moved_mod", None)
+        decorator._memory_cache.clear()  # as in a new process: only __pycache__ remains
+        import aj_moved_mod
+
+        f = autojit.convert(aj_moved_mod.put)
+        with pytest.raises(TypeError) as info:
+            f(np.zeros(3, np.float32), 1)
+        lines = [
+            fr.lineno
+            for fr in traceback.extract_tb(info.value.__traceback__)
+            if fr.filename == str(path)
+        ]
+        mark = text.splitlines().index("    y = x.reshape(7, 7)  # MARK") + 1
+        return mark, lines[-1]
+
+    try:
+        mark, seen = load_and_fail(0)
+        assert seen == mark and len(conversions) == 1
+        mark, seen = load_and_fail(3)
+        assert seen == mark and len(conversions) == 1  # from the cache, at the new lines
+        mark, seen = load_and_fail(0)
+        assert seen == mark and len(conversions) == 1
+    finally:
+        sys.modules.pop("aj_moved_mod", None)
+
+
 def test_mutual_recursion_terminates():
     @autojit.convert
     def entry(x):

@@ -35,19 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from tests.fuzz.kinds import BUGS as PROGRAM_BUGS  # noqa: E402
+
 REDUCE_PER_KIND = 3  # reducing costs ~150 runs: the first few of each kind per worker
-BUGS = (
-    "crash",
-    "unparsable",
-    "not-idempotent",
-    "jit-error",
-    "wrong",
-    "refusal-changed",
-    "decorator-error",
-    "decorator-wrong",
-    "decorator-differs",
-    "hang",
-)
+BUGS = (*PROGRAM_BUGS, "hang")
 
 
 def generate(n: int, seed: int) -> tuple[list[Any], int]:

@@ -627,6 +627,18 @@ def test_error_on_rewritten_line_has_note():
     assert any(f"{HERE}:{line}:" in n and "AJ30" in n for n in notes), notes
 
 
+def _virtual_module(name: str, src: str, **globals_: object) -> tuple[str, dict]:
+    """Run ``src`` as a module at a file name only linecache knows (its source readable by the
+    decorator): (that file name, the module's namespace)."""
+    import linecache
+
+    filename = f"/virtual/{name}.py"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    namespace = {"__name__": name, **globals_}
+    exec(compile(src, filename, "exec"), namespace)
+    return filename, namespace
+
+
 def test_refusal_is_a_warning():
     src = textwrap.dedent(
         """\
@@ -638,12 +650,7 @@ def test_refusal_is_a_warning():
             return BUFFER
         """
     )
-    namespace = {"__name__": "aj_refusal_mod"}
-    import linecache
-
-    filename = "/virtual/aj_refusal_mod.py"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), namespace)
+    filename, namespace = _virtual_module("aj_refusal_mod", src)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         f = autojit.convert(namespace["writes_global"], jit=False)
@@ -668,12 +675,7 @@ def test_refusal_warns_once_per_place_like_warnings_warn():
             return aliased
         """
     )
-    namespace = {"__name__": "aj_warn_once_mod"}
-    import linecache
-
-    filename = "/virtual/aj_warn_once_mod.py"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), namespace)
+    filename, namespace = _virtual_module("aj_warn_once_mod", src)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         for _ in range(3):
@@ -703,12 +705,7 @@ def test_a_global_whose_module_is_none_is_read():
             return HELPER(x)
         """
     )
-    namespace = {"__name__": "aj_none_module_mod", "HELPER": helper}
-    import linecache
-
-    filename = "/virtual/aj_none_module_mod.py"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), namespace)
+    _filename, namespace = _virtual_module("aj_none_module_mod", src, HELPER=helper)
     f = autojit.convert(namespace["uses_it"])
     x = np.zeros(3, np.float32)
     np.testing.assert_allclose(f(x, 1), [0.0, 2.0, 0.0])

@@ -1112,3 +1112,29 @@ def f(a):
     )
     c = check_paths(text, "f", calls((F32(1.5),), (I32(2),)))
     assert c.text == text
+
+
+def test_or_with_a_tuple_or_none_stays_python():
+    """`cfg.names or ()`, `capability or None`: a tuple, None or a string is no array, and
+    `jnp.where` cannot return it as Python's `or` does (jax's own pallas code: the rewrite made
+    code that ran eagerly crash). A traced number `or` a number is still rewritten."""
+    text = (
+        HEADER
+        + """\
+def names_of(cfg, x):
+    names = cfg.names or ()
+    label = cfg.label and "on"
+    cap = x.sum() or None
+    return x * len(names), label, cap
+
+
+def scale_of(s, x):
+    t = s or 1.5
+    return x * t
+"""
+    )
+    c = convert(text)
+    assert "cfg.names or ()" in c.text and 'cfg.label and "on"' in c.text
+    assert "x.sum() or None" in c.text
+    assert "jnp.where(s, s, 1.5)" in c.text
+    check_paths(text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))))

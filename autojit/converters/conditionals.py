@@ -1489,6 +1489,30 @@ def _may_convert(fn) -> bool:
     return False
 
 
+# expressions that make a Python object jnp.where cannot stand for (a tuple, a list, text...)
+_PYTHON_DISPLAYS = (
+    gast.Tuple,
+    gast.List,
+    gast.Dict,
+    gast.Set,
+    gast.ListComp,
+    gast.SetComp,
+    gast.DictComp,
+    gast.GeneratorExp,
+    gast.JoinedStr,
+)
+
+
+def _written_as_python_object(node) -> bool:
+    """Whether ``node`` is written as a Python object that is no array: a display (tuple, list,
+    dict, set, comprehension, f-string), None, a string or bytes."""
+    if isinstance(node, _PYTHON_DISPLAYS):
+        return True
+    return isinstance(node, gast.Constant) and (
+        node.value is None or isinstance(node.value, (str, bytes))
+    )
+
+
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
     """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
 
@@ -1557,6 +1581,11 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             return node
         if any(v.kind not in (Kind.TRACED, Kind.STATIC) for v in vals):
             return node  # an operand that may be any Python object: keep Python's and/or
+        if any(_written_as_python_object(v) for v in node.values):
+            # `names or ()`, `x and None`: a tuple, None or a string is no array, and
+            # jnp.where cannot give it back as Python's `or` does (`names` is then no array
+            # either: a traced value is never `or`ed with a tuple)
+            return node
         if not self.conv.ctx.allowed("AJ105", node):
             return node
         c = self.conv

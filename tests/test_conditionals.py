@@ -1117,7 +1117,8 @@ def f(a):
 def test_or_with_a_tuple_or_none_stays_python():
     """`cfg.names or ()`, `capability or None`: a tuple, None or a string is no array, and
     `jnp.where` cannot return it as Python's `or` does (jax's own pallas code: the rewrite made
-    code that ran eagerly crash). A traced number `or` a number is still rewritten."""
+    code that ran eagerly crash); nor is `cfg.tile or 128`, a field of an object passed in. A
+    traced number `or` a number is still rewritten."""
     text = (
         HEADER
         + """\
@@ -1125,7 +1126,9 @@ def names_of(cfg, x):
     names = cfg.names or ()
     label = cfg.label and "on"
     cap = x.sum() or None
-    return x * len(names), label, cap
+    tile = cfg.tile or 128
+    axis = cfg.params["axis"] or 0
+    return x * len(names), label, cap, tile, axis
 
 
 def scale_of(s, x):
@@ -1136,5 +1139,7 @@ def scale_of(s, x):
     c = convert(text)
     assert "cfg.names or ()" in c.text and 'cfg.label and "on"' in c.text
     assert "x.sum() or None" in c.text
+    # the field of an object passed in, tested for truth: None or a number, not an array
+    assert "tile = cfg.tile or 128" in c.text and 'axis = cfg.params["axis"] or 0' in c.text
     assert "jnp.where(s, s, 1.5)" in c.text
     check_paths(text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))))

@@ -1513,6 +1513,30 @@ def _written_as_python_object(node) -> bool:
     )
 
 
+# attributes of a jax array that are arrays too (`x.T or y` is no field of an object)
+_ARRAY_VALUED_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+
+
+def _field_of_parameter(node, params) -> bool:
+    """Whether ``node`` is an attribute (or a string-keyed item) of a parameter, through any
+    chain of them: `cfg.tile`, `eqn.params["axis"]`, `ctx.mesh.size`. An array has no such
+    fields: the parameter is an object, and the field a Python value."""
+    seen = False
+    while True:
+        if isinstance(node, gast.Attribute):
+            if node.attr in _ARRAY_VALUED_ATTRIBUTES:
+                return False
+            node, seen = node.value, True
+        elif (
+            isinstance(node, gast.Subscript)
+            and isinstance(node.slice, gast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            node, seen = node.value, True
+        else:
+            return seen and isinstance(node, gast.Name) and node.id in params
+
+
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
     """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
 
@@ -1604,6 +1628,10 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             for p in reversed(rest[:-1]):
                 out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
             msg = f"`{c._src(node)}` on traced booleans -> `{jnp}.{fn}`"
+        elif any(_field_of_parameter(p, c.an.params) for p in rest[:-1]):
+            # `cfg.tile or 128`, `eqn.params["axis"] or 0`: the field of an object passed in,
+            # tested for truth (None or a number, as a rule): no array to select with
+            return node
         else:
             out = rest[-1]
             for p in reversed(rest[:-1]):

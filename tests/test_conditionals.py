@@ -1143,3 +1143,27 @@ def scale_of(s, x):
     assert "tile = cfg.tile or 128" in c.text and 'axis = cfg.params["axis"] or 0' in c.text
     assert "jnp.where(s, s, 1.5)" in c.text
     check_paths(text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))))
+
+
+def test_comparison_with_a_string_stays_python():
+    """`cfg.mode == "train"`, `cfg.kind in ("a", "b")`: no array equals a string, so the test is
+    a Python value whatever `cfg` is; the ifs stay as written (they became `jnp.where` on a
+    comparison that is never traced). A traced test next to them is still converted."""
+    text = (
+        HEADER
+        + """\
+def f(x, cfg):
+    if cfg.mode == "train":
+        x = x * 2
+    if cfg.kind not in ("a", "b"):
+        x = x + 3
+    if x.sum() > 0:
+        x = x - 1
+    return x
+"""
+    )
+    c = convert(text)
+    assert 'if cfg.mode == "train":' in c.text and 'if cfg.kind not in ("a", "b"):' in c.text
+    assert "jnp.where(x.sum() > 0" in c.text
+    lines = {ch.location.line: ch.code for ch in c.changes}
+    assert lines[6] == "AJ100" and lines[8] == "AJ100", c.changes

@@ -99,6 +99,31 @@ def _join_env(a: Env, b: Env) -> Env:
     return out
 
 
+def _text_constant(node) -> bool:
+    return isinstance(node, gast.Constant) and isinstance(node.value, (str, bytes))
+
+
+def _compares_to_text(node: gast.Compare) -> bool:
+    """`a == "x"`, `a != b"x"`, `a in ("x", "y")`: an (in)equality with a string or bytes
+    literal, or membership in a display of them."""
+    operands = [node.left, *node.comparators]
+    for k, op in enumerate(node.ops):
+        left, right = operands[k], operands[k + 1]
+        if isinstance(op, (gast.Eq, gast.NotEq)):
+            if not (_text_constant(left) or _text_constant(right)):
+                return False
+        elif isinstance(op, (gast.In, gast.NotIn)):
+            if not (
+                isinstance(right, (gast.Tuple, gast.List, gast.Set))
+                and right.elts
+                and all(_text_constant(e) for e in right.elts)
+            ):
+                return False
+        else:
+            return False
+    return True
+
+
 class ValueAnalysis:
     """Abstract values of names before each statement, and of any expression there."""
 
@@ -395,6 +420,10 @@ class ValueAnalysis:
         if isinstance(node, gast.Compare):
             vals = [self.value(node.left, env)] + [self.value(c, env) for c in node.comparators]
             if any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+                return Value(Kind.STATIC, "bool", True)
+            if _compares_to_text(node):
+                # `cfg.mode == "train"`: no array equals a string, so what is compared is a
+                # Python value, and so is the answer
                 return Value(Kind.STATIC, "bool", True)
             if any(isinstance(op, (gast.In, gast.NotIn)) for op in node.ops):
                 kind = (

@@ -1107,7 +1107,8 @@ def f(a):
     n = dtype(8) if lax.dtype(a) == np.float32 else dtype(16)
     m = 2 if jnp.promote_types(a.dtype, jnp.int32) == jnp.float32 else 3
     assert n <= 16
-    return a * n + m
+    im = lax.imag(a) if np.iscomplexobj(a) else jnp.zeros_like(a)  # lax.imag rejects reals
+    return a * n + m + im
 """
     )
     c = check_paths(text, "f", calls((F32(1.5),), (I32(2),)))

@@ -1196,3 +1196,35 @@ def test_a_lowered_loop_is_converted_whatever_ids_the_allocator_gives(monkeypatc
     monkeypatch.undo()
     out = check(src)
     assert out.kind == "converted", out.report()
+
+
+def test_a_returning_traced_if_inside_a_static_if_lifts_nothing_around_it() -> None:
+    """`if c > 1:` (static) holding a traced `if` with a `return`: lifting the code after it
+    into its open paths was refused (AJ915: several paths reach it) while the traced `if`
+    inside still became `return lax.cond(...)`; the second conversion, where no traced `if`
+    with a partial return was left, converted the rest: not idempotent (soak seed 8088). A
+    traced `if` that returns on every path inside a static one is a Python return where it
+    stands: nothing after the static `if` moves."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = a\n"
+        "    t = y[1]\n"
+        "    c = 0\n"
+        "    if not c == 0:\n"
+        "        if c > 1:\n"
+        "            if (a == t and a >= a) and x[-1] >= y[-1]:\n"
+        "                return (x, y, s, t, c)\n"
+        "            x[x > 0.0] = -1.0\n"
+        "            return (x, y, s, t, c)\n"
+        "    if s >= x[2] or c < k:\n"
+        "        pass\n"
+        "    elif n == 3:\n"
+        "        if (-1.0 <= t and a < y[-1]) and c == 0:\n"
+        "            return (x, y, s, t, c)\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted" and not out.refusals, out.report()
+    _twice(src)

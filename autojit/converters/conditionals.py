@@ -247,14 +247,18 @@ class _Conditionals:
         def traced_if_with_return(s) -> bool:
             # a stack, not recursion: a recursive closure is a reference cycle that keeps the
             # tree and its analyses alive until the garbage collector runs
-            todo = [s]
+            todo = [(s, True)]
             while todo:
-                s = todo.pop()
+                s, top = todo.pop()
                 if not isinstance(s, gast.If) or not has_return([s]):
                     continue
                 if self._test_kind(s) is Kind.TRACED:
-                    return True
-                todo.extend(reversed(s.body + s.orelse))
+                    if top or not (always_returns(s.body) and always_returns(s.orelse)):
+                        return True
+                    # (inside a static `if`, one that returns on every path becomes
+                    # `return lax.cond(...)` where it stands: Python's return, nothing to lift)
+                    continue
+                todo.extend((t, False) for t in reversed(s.body + s.orelse))
             return False
 
         def fail(node, reason: str) -> None:

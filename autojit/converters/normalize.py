@@ -107,6 +107,9 @@ def lift_returns(
         if isinstance(s, gast.If) and needs(s):
             changed |= lift_returns(s.body, needs, fail, lifted)
             changed |= lift_returns(s.orelse, needs, fail, lifted)
+            if not needs(s):
+                i += 1  # the returns inside now end every path of their ifs: nothing to move
+                continue
             rest = body[i + 1 :]
             if rest and lifted is not None:
                 lifted.append(s)

@@ -45,6 +45,11 @@ STATIC_RESULT_CALLS = frozenset(
     }
 )
 
+# the update methods of jax's `x.at[index]`: each takes the new values (or, `apply`, a function)
+AT_UPDATE_METHODS = frozenset(
+    {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
+)
+
 # jax names that are not arrays: dtypes and similar
 JAX_ARRAY_RETURNING_STATIC = frozenset(
     {

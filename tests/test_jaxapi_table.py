@@ -78,3 +78,11 @@ def test_the_seeds_calls_are_in_the_table():
     assert "shape" in STATIC_PARAMETERS["jax.numpy.full"]
     assert STATIC_PARAMETERS["jax.random.categorical"]["shape"] == 3
     assert STATIC_PARAMETERS["jax.numpy.linspace"]["num"] == 2
+
+
+def test_at_update_methods_are_jax_s():
+    """Every name in AT_UPDATE_METHODS is a method of jax's `x.at[index]`."""
+    from autojit.jaxapi import AT_UPDATE_METHODS
+
+    ref = jax.numpy.zeros(3).at[0]
+    assert all(callable(getattr(ref, m, None)) for m in AT_UPDATE_METHODS)

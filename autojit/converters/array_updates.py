@@ -33,6 +33,8 @@ CODES = ("AJ301", "AJ302", "AJ303", "AJ304")
 # or a user's `.at[`: the pipeline skips the converter (and its analysis) elsewhere.
 TRIGGER = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[")
 
+# the `.at[mask].method(v)` updates the mask rewrite turns into jnp.where (of jaxapi's
+# AT_UPDATE_METHODS, those with an operator for the combined value)
 _AT_METHODS = {"set", "add", "multiply", "mul", "divide", "power", "min", "max"}
 
 

@@ -41,7 +41,7 @@ from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity
 from ..analysis.dataflow import Liveness
 from ..gastconv import walk_bfs
-from ..jaxapi import SHAPE_ARGUMENTS
+from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
@@ -1361,16 +1361,12 @@ def _static_index_use(
     return None
 
 
-# the update methods of jax's `x.at[index]` (each takes the value as its one argument)
-_AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "power", "min", "max", "apply"})
-
-
 def _at_update(call) -> bool:
     """Whether ``call`` is `... .at[index].method(...)`, an update method of jax's `.at`."""
     f = call.func
     return (
         isinstance(f, gast.Attribute)
-        and f.attr in _AT_METHODS
+        and f.attr in AT_UPDATE_METHODS
         and isinstance(f.value, gast.Subscript)
         and isinstance(f.value.value, gast.Attribute)
         and f.value.value.attr == "at"

@@ -1142,8 +1142,31 @@ def scale_of(s, x):
     assert "x.sum() or None" in c.text
     # the field of an object passed in, tested for truth: None or a number, not an array
     assert "tile = cfg.tile or 128" in c.text and 'axis = cfg.params["axis"] or 0' in c.text
+    # each is reported where it stands (it fails under jit if what it tests is traced)
+    kept = sorted((r.location.line, r.code) for r in c.refusals)
+    assert kept == [(6, "AJ913"), (7, "AJ913"), (8, "AJ913"), (9, "AJ913"), (10, "AJ913")], kept
     assert "jnp.where(s, s, 1.5)" in c.text
-    check_paths(text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))))
+    # (the file's refusals are names_of's, checked above)
+    check_paths(
+        text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))), refused=["AJ913"]
+    )
+
+
+def test_or_on_a_field_inside_a_converted_loop_stays_python():
+    """`cfg.step or 1` in a loop made a `fori_loop`: in the body function `cfg` is a name from
+    outside, not a parameter, and the `or` still tests a field of an object."""
+    text = (
+        HEADER
+        + """\
+def f(cfg, x):
+    for i in range(20):
+        x = x + (cfg.step or 1)
+    return x
+"""
+    )
+    c = convert(text)
+    assert "jax.lax.fori_loop" in c.text and "x = x + (cfg.step or 1)" in c.text
+    assert [(r.code, r.location.line) for r in c.refusals] == [("AJ913", 7)], c.refusals
 
 
 def test_comparison_with_a_string_stays_python():

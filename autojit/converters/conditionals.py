@@ -1521,10 +1521,11 @@ def _written_as_python_object(node) -> bool:
 _ARRAY_VALUED_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
 
 
-def _field_of_parameter(node, params) -> bool:
-    """Whether ``node`` is an attribute (or a string-keyed item) of a parameter, through any
-    chain of them: `cfg.tile`, `eqn.params["axis"]`, `ctx.mesh.size`. An array has no such
-    fields: the parameter is an object, and the field a Python value."""
+def _field_of_parameter(node, an: FunctionAnalysis) -> bool:
+    """Whether ``node`` is an attribute (or a string-keyed item) of a parameter, or of a name
+    from outside the function (the enclosing function's parameter in a helper autojit made),
+    through any chain of them: `cfg.tile`, `eqn.params["axis"]`, `ctx.mesh.size`. An array has
+    no such fields: the parameter is an object, and the field a Python value."""
     seen = False
     while True:
         if isinstance(node, gast.Attribute):
@@ -1538,7 +1539,11 @@ def _field_of_parameter(node, params) -> bool:
         ):
             node, seen = node.value, True
         else:
-            return seen and isinstance(node, gast.Name) and node.id in params
+            return (
+                seen
+                and isinstance(node, gast.Name)
+                and (node.id in an.params or node.id not in an.values.locals)
+            )
 
 
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
@@ -1613,6 +1618,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             # `names or ()`, `x and None`: a tuple, None or a string is no array, and
             # jnp.where cannot give it back as Python's `or` does (`names` is then no array
             # either: a traced value is never `or`ed with a tuple)
+            self._keep_python_boolop(
+                node, "an operand is a tuple, list, None or text, which jnp.where cannot return"
+            )
             return node
         if not self.conv.ctx.allowed("AJ105", node):
             return node
@@ -1632,9 +1640,12 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             for p in reversed(rest[:-1]):
                 out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
             msg = f"`{c._src(node)}` on traced booleans -> `{jnp}.{fn}`"
-        elif any(_field_of_parameter(p, c.an.params) for p in rest[:-1]):
+        elif any(_field_of_parameter(p, c.an) for p in rest[:-1]):
             # `cfg.tile or 128`, `eqn.params["axis"] or 0`: the field of an object passed in,
             # tested for truth (None or a number, as a rule): no array to select with
+            self._keep_python_boolop(
+                node, "it tests a field of a parameter, taken for a Python value (None, a number)"
+            )
             return node
         else:
             out = rest[-1]
@@ -1651,6 +1662,18 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if k == 0:
             return out
         return gast.BoolOp(op=node.op, values=node.values[:k] + [out])
+
+    def _keep_python_boolop(self, node, why: str) -> None:
+        """Report an `and` / `or` over a value read as traced that stays Python's (AJ913, on
+        the expression: the statement around it may still be rewritten)."""
+        c = self.conv
+        op = "or" if isinstance(node.op, gast.Or) else "and"
+        c.ctx.refuse(
+            "AJ913",
+            node,
+            f"`{c._src(node)}` kept as Python's `{op}`: {why}; if the value tested is a traced "
+            f"array, jit rejects it: write `{c.jnp}.where(...)` for it",
+        )
 
     def visit_UnaryOp(self, node):
         traced = isinstance(node.op, gast.Not) and self._traced(node.operand)

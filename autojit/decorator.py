@@ -349,6 +349,7 @@ class _Record:
                 self.filename,
                 only=[name],
                 static_argnames={name: sorted(declared)} if declared else None,
+                line_origins=True,
             )
         except SyntaxError:
             # the quick block finder was wrong (unusual formatting): ask inspect
@@ -359,6 +360,7 @@ class _Record:
                 self.filename,
                 only=[name],
                 static_argnames={name: sorted(declared)} if declared else None,
+                line_origins=True,
             )
         for fc in conv.functions:
             if fc.name == name:
@@ -491,6 +493,24 @@ class _Record:
         old, new = self.lines, self.new_lines
         if old == new:
             return [(first + i, True) for i in range(len(new))]
+        origins = self.fc.line_origins
+        if origins is not None and len(origins) == len(new):
+            # where the conversion put each line (a generated statement: at the original
+            # statement it replaces); a line is unchanged where it is its origin's text
+            shift = first - 1 - self.header_lines
+            out = []
+            for line, text in zip(origins, new, strict=True):
+                at = line + shift
+                old_text = self._file_line(at)
+                out.append((at, text.rstrip("\r\n") == old_text.rstrip("\r\n")))
+            return out
+        return self._text_line_map()
+
+    def _text_line_map(self) -> list[tuple[int, bool]]:
+        """:meth:`_line_map` told by comparing the old and new lines alone (difflib's matching
+        blocks; a line it inserts is put at the line before it)."""
+        first = self.first_line
+        old, new = self.lines, self.new_lines
         if len(old) == len(new):
             # Where no differing line's text is anywhere in the other list, difflib maps new line
             # j to old line j: a match a[i:i+k] == b[j:j+k] then holds only equal lines, so
@@ -1012,12 +1032,14 @@ def _encode_fc(fc: FunctionConversion) -> tuple[Any, ...]:
             (a.name, a.index, _loc(a.location), a.reason, a.user_declared)
             for a in fc.static_arguments
         ],
+        fc.line_origins,
     )
 
 
 def _decode_fc(data: tuple[Any, ...]) -> FunctionConversion:
-    name, qualname, loc, original, new, changes, refusals, statics = data
+    name, qualname, loc, original, new, changes, refusals, statics, origins = data
     fc = FunctionConversion(name, qualname, Location(*loc), original, new)
+    fc.line_origins = origins
     fc.changes = [Change(code, Location(*at), msg) for code, at, msg in changes]
     fc.refusals = [Refusal(code, Location(*at), why) for code, at, why in refusals]
     fc.static_arguments = [

@@ -76,6 +76,10 @@ class FunctionConversion:
     changes: list[Change] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     static_arguments: list[StaticArgument] = field(default_factory=list)
+    # for each line of ``new_text``, the line of the original file it comes from (a generated
+    # statement: the original statement it replaces); given where ``convert_source`` is asked
+    # for it (``line_origins=True``) and the function changed, else None
+    line_origins: list[int] | None = None
 
     @property
     def changed(self) -> bool:

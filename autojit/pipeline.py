@@ -29,7 +29,7 @@ from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, WordTrigger, walk_statements, word_char
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
-from .render import Renderer, splice_block
+from .render import Renderer, line_origins_of, splice_block
 from .scope import ModuleScope, module_scope
 from .source import SourceText, newline_of
 
@@ -133,16 +133,20 @@ def convert_source(
     static_argnames: dict[str, Sequence[str]] | None = None,
     only: Sequence[str] | None = None,
     all_functions: bool = False,
+    line_origins: bool = False,
 ) -> Conversion:
     """Convert every JAX function in ``text``; return the new text, changes and refusals.
 
     A function is converted when it uses jax, is decorated with or passed to a jax transform
     (``jax.jit(f)``), or ``only``/``all_functions`` asks for it. ``# autojit: skip`` on the
-    ``def`` line leaves a function alone.
+    ``def`` line leaves a function alone. ``line_origins``: also give each changed function's
+    :attr:`~autojit.model.FunctionConversion.line_origins` (for tracebacks of converted code).
     """
     tree = ast.parse(text, filename=filename)
     scope = module_scope(tree)
-    options = Options(tuple(s.upper() for s in select), tuple(s.upper() for s in ignore))
+    options = Options(
+        tuple(s.upper() for s in select), tuple(s.upper() for s in ignore), line_origins
+    )
     src = SourceText(text)
     src.tree = tree  # type: ignore[attr-defined]  # shared with analyses that read the module
     names = Names(scope)
@@ -514,6 +518,8 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     result.new_text = src.text((start, new_end))
     if new_end > end:  # (its last statement removed with its line: ends at code, as before)
         result.new_text = result.new_text.rstrip("\r\n")
+    if options.line_origins and result.changed:
+        result.line_origins = line_origins_of(fn, src, start, new_end, result.new_text)
     return result
 
 

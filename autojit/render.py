@@ -12,6 +12,7 @@ so everything else stays byte-identical.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
@@ -19,7 +20,7 @@ import tokenize
 import gast
 
 from .gastconv import gast_to_ast_line_1
-from .source import SourceText, newline_of
+from .source import SourceText, _edit_start, newline_of
 
 _SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
 _ATOMIC = (
@@ -791,3 +792,130 @@ def _splice_stmt(renderer: Renderer, src: SourceText, s) -> None:
     else:
         lines[0] = lines[0].lstrip()
     src.replace(start, src.span(s)[1], newline_of(src.text_).join(lines))
+
+
+# -- where each rendered line comes from (tracebacks of converted code) -----------------------
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def line_origins_of(fn, src: SourceText, start: int, end: int, new_text: str) -> list[int] | None:
+    """For each line of ``new_text`` (``fn`` rendered: the text of ``src`` from ``start`` to
+    ``end`` with its edits), the original line it comes from, so that an error raised there is
+    reported where the user wrote the code:
+
+    - a statement kept from the user's code: its own lines;
+    - a generated statement: the first line of the original statement it replaces
+      (``_aj_replaces``: the ``if`` of a ``lax.cond`` call and of its branch functions), else
+      of the first of the user's expressions in it, else the line of the statement around it.
+
+    None where the rendered text and the tree do not line up statement by statement (then the
+    caller falls back on comparing the texts)."""
+    first_line = src.line_of(start)
+    i = bisect.bisect_left(src.edits, start, key=_edit_start)
+    edits = src.edits[i : bisect.bisect_left(src.edits, end, key=_edit_start)]
+    if all(
+        "\n" not in e.text and "\r" not in e.text and src.line_of(e.start) == src.line_of(e.end)
+        for e in edits
+    ):
+        # each edit rewrote a part of one line into one line: every line is where it was
+        return list(range(first_line, first_line + new_text.count("\n") + 1))
+    prefix = src.text_[src.line_starts[first_line - 1] : start]
+    return _walked_line_origins(fn, new_text, first_line, prefix)
+
+
+def _walked_line_origins(fn, new_text: str, first_line: int, prefix: str) -> list[int] | None:
+    """:func:`line_origins_of` by walking ``fn`` beside ``new_text`` parsed (``prefix``: the
+    text before the function on its first line)."""
+    text = new_text
+    shift = 0
+    if prefix:
+        text = "if True:\n" + prefix + new_text  # (the statement parsed at its own indentation)
+        shift = 1
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    top = tree.body[0].body if prefix else tree.body  # type: ignore[attr-defined]
+    n = new_text.count("\n") + 1
+    out = [0] * (n + 1)  # 1-based lines of new_text; 0: not known yet
+    if len(top) != 1 or not _origins_of(fn, top[0], first_line, out, 1 + shift):
+        return None
+    end = getattr(fn, "end_lineno", None) or first_line
+    for k in range(1, n + 1):  # a line with no statement of its own (blank, a comment): the
+        if not out[k]:  # line after the one before it, as where code is copied as it was
+            out[k] = min(out[k - 1] + 1, end) if k > 1 else first_line
+    return out[1:]
+
+
+def _first_line_of(node) -> int:
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", []) or []])
+
+
+def _origins_of(g, a, parent: int, out: list[int], base: int) -> bool:
+    """Fill ``out`` for the lines of the parsed statement ``a`` (``g`` rendered; its lines
+    numbered from ``base``); False where the two trees differ. Lines inside a compound statement
+    that no statement starts on (``else:``, blank lines, comments) are left for the caller."""
+    if type(g).__name__ != type(a).__name__:
+        return False
+    ghandlers, ahandlers = getattr(g, "handlers", None) or [], getattr(a, "handlers", None) or []
+    gcases, acases = getattr(g, "cases", None) or [], getattr(a, "cases", None) or []
+    if len(ghandlers) != len(ahandlers) or len(gcases) != len(acases):
+        return False
+    inner = [x for f in _BLOCKS for x in getattr(a, f, None) or []]
+    inner += [x for h in ahandlers for x in h.body] + [x for c in acases for x in c.body]
+    first = _first_line_of(a) - base + 1
+    last = (min(map(_first_line_of, inner)) - 1 if inner else a.end_lineno) - base + 1
+    if getattr(g, "_aj_orig", False) and getattr(g, "_aj_span", False):
+        origin, end = _first_line_of(g), g.end_lineno
+        for k in range(first, min(last, len(out) - 1) + 1):  # (a kept header: line by line)
+            out[k] = min(origin + k - first, end)
+    else:
+        origin = _generated_origin(g, parent)
+        for k in range(first, min(last, len(out) - 1) + 1):
+            out[k] = origin
+    for gh, ah in zip(ghandlers, ahandlers, strict=True):
+        out[ah.lineno - base + 1] = gh.lineno if getattr(gh, "_aj_orig", False) else origin
+        if not _block_origins(gh.body, ah.body, origin, out, base):
+            return False
+    for gc, ac in zip(gcases, acases, strict=True):
+        if not _block_origins(gc.body, ac.body, origin, out, base):
+            return False
+    return all(
+        _block_origins(getattr(g, f, None), getattr(a, f, None), origin, out, base)
+        for f in _BLOCKS
+    )
+
+
+def _block_origins(gblock, ablock, parent: int, out: list[int], base: int) -> bool:
+    if not gblock and not ablock:
+        return True
+    if not gblock and len(ablock) == 1 and isinstance(ablock[0], ast.Pass):
+        return True  # (an empty block is rendered `pass`: the line of the statement around it)
+    if gblock is None or ablock is None or len(gblock) != len(ablock):
+        return False
+    return all(_origins_of(g, a, parent, out, base) for g, a in zip(gblock, ablock, strict=True))
+
+
+def _generated_origin(g, parent: int) -> int:
+    """The original line a generated statement stands for (see :func:`line_origins`)."""
+    replaced = getattr(g, "_aj_replaces", None)
+    if replaced is not None and getattr(replaced, "lineno", None) is not None:
+        return _first_line_of(replaced)
+    stack = [
+        v
+        for f in g._fields
+        if f not in _BLOCKS and f not in ("handlers", "cases")
+        for v in (lambda x: x if isinstance(x, list) else [x])(getattr(g, f, None))
+        if isinstance(v, gast.AST)
+    ]
+    stack.reverse()
+    while stack:  # depth first, in field order: the first of the user's expressions
+        node = stack.pop()
+        if isinstance(node, gast.stmt):
+            continue
+        d = node.__dict__
+        if d.get("_aj_orig", False) and d.get("_aj_span", False) and "lineno" in d:
+            return node.lineno
+        kids = [c for c in gast.iter_child_nodes(node)]
+        stack.extend(reversed(kids))
+    return parent

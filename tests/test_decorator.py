@@ -627,6 +627,83 @@ def test_error_on_rewritten_line_has_note():
     assert any(f"{HERE}:{line}:" in n and "AJ30" in n for n in notes), notes
 
 
+@autojit.convert
+def branches_of_two_shapes(x, a):
+    if a > 0:  # MARK-COND-IF
+        y = x.sum()
+    else:
+        y = x
+    return y
+
+
+@autojit.convert
+def returns_of_two_shapes(x, a):
+    if a > 0:  # MARK-LIFTED-IF
+        return x.sum()
+    return x
+
+
+@autojit.convert
+def carry_changes_shape(x, a):
+    s = a
+    while s.sum() < 10:  # MARK-WHILE
+        s = s + x
+    return s
+
+
+class Shapes:
+    @staticmethod
+    @autojit.convert
+    def branch_body_fails(x, a):
+        i = 0
+        while i < 3:
+            if x[i] > a:  # MARK-BODY-IF
+                x = x.reshape(7, 7)  # MARK-BODY-RESHAPE
+            i += 1
+        return x
+
+
+def _frames_and_notes(call):
+    with pytest.raises(TypeError, match="shape") as info:
+        call()
+    frames = [
+        f.lineno for f in traceback.extract_tb(info.value.__traceback__) if f.filename == HERE
+    ]
+    return frames, getattr(info.value, "__notes__", [])
+
+
+@pytest.mark.parametrize(
+    ("call", "mark", "codes"),
+    [
+        (lambda: branches_of_two_shapes(f32(1, 2), np.float32(1)), "MARK-COND-IF", ["AJ101"]),
+        (
+            lambda: returns_of_two_shapes(f32(1, 2), np.float32(1)),
+            "MARK-LIFTED-IF",
+            ["AJ107", "AJ101"],
+        ),
+        (lambda: carry_changes_shape(f32(1, 2), np.float32(1)), "MARK-WHILE", ["AJ201"]),
+    ],
+)
+def test_error_of_a_lax_call_points_at_the_statement_it_replaces(call, mark, codes):
+    """A shape mismatch jax finds in the `lax.cond` / `while_loop` call that replaced an `if` or
+    `while` is reported at the `if` / `while` line, with a note naming each rewrite there (the
+    call is the last line of the generated code: it used to be reported at the line after it,
+    outside the rewrite, with no note)."""
+    frames, notes = _frames_and_notes(call)
+    line = line_of(mark)
+    assert frames[-1] == line, (frames, line)
+    for code in codes:
+        assert any(f"{HERE}:{line}:" in n and code in n for n in notes), notes
+
+
+def test_error_in_a_branch_points_at_its_own_line():
+    """An error raised by the user's code inside a branch function (in a method, indented, under
+    two decorators) is reported at that code's own line, below the `if` it is in."""
+    frames, notes = _frames_and_notes(lambda: Shapes.branch_body_fails(f32(1, 2, 3), np.float32(0)))
+    assert frames[-2:] == [line_of("MARK-BODY-IF"), line_of("MARK-BODY-RESHAPE")], frames
+    assert any(f"{HERE}:{line_of('MARK-BODY-IF')}:" in n and "AJ101" in n for n in notes), notes
+
+
 def _virtual_module(name: str, src: str, **globals_: object) -> tuple[str, dict]:
     """Run ``src`` as a module at a file name only linecache knows (its source readable by the
     decorator): (that file name, the module's namespace)."""
@@ -1091,7 +1168,7 @@ def test_line_map_without_difflib_is_difflibs():
         if rng.random() < 0.2:
             new.insert(rng.randrange(len(new) + 1), rng.choice(alphabet))
         rec.first_line, rec.lines, rec.new_lines = rng.randint(1, 50), old, new
-        assert rec._line_map() == by_difflib(rec.first_line, old, new), (old, new)
+        assert rec._text_line_map() == by_difflib(rec.first_line, old, new), (old, new)
 
 
 _LOOPS_CYCLE_FREE = """

@@ -380,3 +380,83 @@ def test_function_text_ends_where_its_last_statement_was_removed():
         assert not f.new_text.endswith("\n")
     assert g.new_text.rstrip().endswith("return jax.lax.cond(x.sum() > 0, _then, _else, x, y)")
     assert g.new_text.count("return y * 2") == 1
+
+
+# -- line origins: the original line each new line comes from (tracebacks) ---------------------
+
+ORIGINS_SRC = """\
+import jax.numpy as jnp
+
+
+class Model:
+    @staticmethod
+    @jnp.vectorize
+    def step(x, a):
+        # a comment
+        if a > 0:
+            y = x.sum()
+        else:
+            y = x * 2.0
+        x[0] = y
+        return x
+"""
+
+
+def test_line_origins_name_the_original_lines():
+    """A generated statement stands at the first line of the statement it replaces; a line kept
+    from the user's code at its own line (here in a method, indented, under decorators)."""
+    c = autojit.convert_source(ORIGINS_SRC, "m.py", all_functions=True, line_origins=True)
+    (fc,) = [f for f in c.functions if f.changed]
+    new = fc.new_text.splitlines()
+    origins = dict(zip(new, fc.line_origins, strict=True))
+    old = {line: i for i, line in enumerate(ORIGINS_SRC.splitlines(), 1)}
+    assert fc.line_origins[:4] == [5, 6, 7, 8]  # decorators, def, comment: as they were
+    if_line = old["        if a > 0:"]
+    for line in new:
+        if line.lstrip().startswith(("def _", "y = jax.lax.cond", "return jnp.asarray")):
+            assert origins[line] == if_line, line
+    assert origins["            y = x.sum()"] == old["            y = x.sum()"]
+    assert origins["            return x * 2.0"] == old["            y = x * 2.0"]
+    assert origins["        x = x.at[0].set(y)"] == old["        x[0] = y"]
+    assert origins["        return x"] == old["        return x"]
+    # not asked for: not computed
+    plain = autojit.convert_source(ORIGINS_SRC, "m.py", all_functions=True)
+    assert all(f.line_origins is None for f in plain.functions)
+
+
+def test_line_origins_where_lines_stay_are_the_walked_ones(monkeypatch):
+    """Where every edit rewrote part of one line into one line, the origins are the lines
+    themselves without walking the tree: the same as walking it gives (every example and rule
+    fixture)."""
+    from pathlib import Path
+
+    from autojit import pipeline, render
+
+    seen = {"fast": 0, "walked": 0}
+
+    def both(fn, src, start, end, new_text):
+        got = render.line_origins_of(fn, src, start, end, new_text)
+        first = src.line_of(start)
+        walked = render._walked_line_origins(
+            fn, new_text, first, src.text_[src.line_starts[first - 1] : start]
+        )
+        assert walked is not None
+        if got == list(range(first, first + len(got))):
+            seen["fast"] += 1
+            assert got == walked, new_text
+        else:
+            seen["walked"] += 1
+            assert got == walked
+        return got
+
+    monkeypatch.setattr(pipeline, "line_origins_of", both)
+    root = Path(__file__).resolve().parents[1]
+    texts = [p.read_text() for p in sorted((root / "examples").glob("*.py"))]
+    texts += [ORIGINS_SRC, "import jax.numpy as jnp\n\ndef f(x, i):\n    x[i] = 1; x[0] += 2\n"]
+    for md in sorted((root / "rules").glob("AJ*.md")):
+        body = md.read_text()
+        if "# before" in body:
+            texts.append(body.split("# before", 1)[1].split("```", 1)[0])
+    for text in texts:
+        autojit.convert_source(text, "t.py", all_functions=True, line_origins=True)
+    assert seen["fast"] >= 5 and seen["walked"] >= 5, seen

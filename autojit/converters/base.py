@@ -46,6 +46,7 @@ class WordTrigger:
 class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    line_origins: bool = False  # give each changed function its new lines' original lines
 
     def enabled(self, code: str) -> bool:
         if self.select and not any(code.startswith(p) for p in self.select):

@@ -502,7 +502,7 @@ def test_zip_of_arrays():
 def test_loop_var_of_array_live_after():
     check(
         """
-        def f(x):
+        def f(x: jnp.ndarray):
             s = jnp.float32(0)
             for v in x:
                 s = s + v.sum()
@@ -666,7 +666,7 @@ def test_return_inside_loop():
 def test_break_in_array_loop_with_else():
     check(
         """
-        def f(x):
+        def f(x: jnp.ndarray):
             s = jnp.zeros(())
             for r in x:
                 if r.sum() > 10:
@@ -726,7 +726,7 @@ def test_list_append_static_range_stacked_by_scan():
 def test_list_append_over_array_rows_with_state():
     check(
         """
-        def g(x):
+        def g(x: jnp.ndarray):
             norms = []
             total = 0.0
             for row in x:
@@ -738,6 +738,32 @@ def test_list_append_over_array_rows_with_state():
         [(np.arange(6, dtype=np.float32).reshape(3, 2),)],
         codes=["AJ204"],
     )
+
+
+def test_rows_used_as_arrays_do_not_make_the_sequence_an_array():
+    """`for w in layers: x = x @ w` over a list of matrices (a pytree: jit passes it as a list)
+    stays a Python loop: its elements are arrays too, so using them as arrays says nothing
+    about the sequence, and `lax.scan` over a list would iterate the rows of its leaves."""
+    src = """
+        def layers(ws, x):
+            for w in ws:
+                x = x @ w
+            return x
+
+        def firsts(xs):
+            total = 0.0
+            for v in xs:
+                total = total + v.sum() * v[0]
+            return total
+        """
+    eye = np.eye(3, dtype=np.float32)
+    check(
+        src, "layers", [([eye * 2, eye * 3], f32(1, 2, 3)), ((eye, eye, eye * 0.5), f32(1, 2, 3))]
+    )
+    conv = check(
+        src, "firsts", [([f32(1, 2), f32(3, 4), f32(5, 6)],), (np.ones((3, 2), np.float32),)]
+    )
+    assert not [c for c in conv.changes if c.code == "AJ204"]
 
 
 def test_list_append_underscore_target():

@@ -566,10 +566,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         v = an.value(node, loop)
         if v.kind is not Kind.TRACED or v.scalar is True:
             return None
-        element = (
-            loop.target.id if node is loop.iter and isinstance(loop.target, gast.Name) else None
-        )
-        if not _known_array(ctx, an, node, loop, element):
+        if not _known_array(ctx, an, node, loop):
             return None  # maybe a list or tuple of arrays: scan would iterate its leaves' rows
         # an element's type, also for a zero-length array (eval_shape of the body)
         first = replace_expr(
@@ -2365,15 +2362,14 @@ _ARRAY_ATTRS = {
 _ARRAY_ONLY_OPS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.MatMult)
 
 
-def _known_array(
-    ctx: Context, an: FunctionAnalysis, node, stmt, element: str | None = None
-) -> bool:
+def _known_array(ctx: Context, an: FunctionAnalysis, node, stmt) -> bool:
     """Whether ``node`` is surely a jax array, not a list or tuple of arrays (a pytree).
 
     The analysis calls every parameter traced; a parameter may as well be a list of layers.
     A value computed by jax operations is an array; a parameter (or a name from outside) needs
     evidence: an array-only attribute (``.shape``, ``.sum()``, ``.at``...) or operator on it
-    somewhere in the function, or on the loop's element (``element``) in the loop body.
+    somewhere in the function. (Not on the loop's element: the elements of a list of arrays
+    are arrays too, and ``for w in layers: x = x @ w`` iterates such a list.)
     """
     if not an.value(node, stmt).traced:
         return False
@@ -2385,11 +2381,7 @@ def _known_array(
     outside = name in an.params or name not in an.values.locals
     if not outside or name in an.activity.of_block(ctx.fn.body).writes:
         return True  # assigned in this function from traced values
-    return (
-        _annotated_array(ctx.fn, name)
-        or _array_evidence(ctx.fn, name)
-        or (element is not None and _array_evidence(stmt, element))
-    )
+    return _annotated_array(ctx.fn, name) or _array_evidence(ctx.fn, name)
 
 
 def _annotated_array(fn, name: str) -> bool:

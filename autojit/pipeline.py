@@ -83,8 +83,9 @@ CONVERTERS: list[Converter] = [
 _TRIGGERS: dict[Converter, re.Pattern[str] | WordTrigger] = {
     loops.convert: WordTrigger("for|while"),
     conditionals.convert: WordTrigger(
-        # `for` / `while`: a loop's break/continue/return flags become ifs (loops.py)
-        "if|and|or|not|print|for|while",
+        # `for` / `while`: a loop's break/continue/return flags become ifs (loops.py);
+        # `assert`: one on a traced value is reported (AJ911)
+        "if|and|or|not|print|for|while|assert",
         # a chained comparison (`lo < x < hi`): two comparison operators on one line
         r"(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)[^\n]*"
         r"(?:[<>!=]=|(?<![-<>=!])[<>](?![<>=])|\b(?:in|is)\b)",

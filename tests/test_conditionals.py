@@ -853,6 +853,17 @@ def test_assert_on_traced_value_reported():
     assert c.text == text
 
 
+def test_assert_alone_on_traced_value_reported():
+    """A function whose only conditional is the assert is still read by the conditionals
+    converter (its pre-scan used to look only for if/and/or/not/print/for/while: the assert
+    stayed, unreported, and failed under jit with TracerBoolConversionError)."""
+    text = HEADER + "def f(x):\n    assert x.sum() > 0, 'positive'\n    return x * 2\n"
+    c = convert(text)
+    (r,) = [r for r in c.refusals if r.code == "AJ911"]
+    assert r.location.line == HEADER.count("\n") + 2
+    assert c.text == text
+
+
 def test_int_array_against_true_division():
     text = (
         HEADER

@@ -30,7 +30,7 @@ from .converters.base import Context, Names, Options, WordTrigger, walk_statemen
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
-from .scope import ModuleScope, module_scope
+from .scope import ModuleScope, jax_decorated, module_scope
 from .source import SourceText, newline_of
 
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
@@ -207,7 +207,7 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
             if qual in only or node.name in only:
                 out.append(_Candidate(node, qual))
             return
-        if all_functions or node.name in passed or _decorated_jax(node, scope):
+        if all_functions or node.name in passed or jax_decorated(node, scope):
             out.append(_Candidate(node, qual))
             return
         if alias_re is not None:
@@ -393,20 +393,6 @@ def _docstring_span(node, src: SourceText) -> tuple[int, int]:
         return src.span(first)
     at = src.span(first)[0]
     return at, at
-
-
-def _decorated_jax(node, scope: ModuleScope) -> bool:
-    for d in node.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        name = dotted_name(target)
-        if name is None:
-            continue
-        if name.endswith("partial") and isinstance(d, ast.Call) and d.args:
-            name = dotted_name(d.args[0]) or name
-        q = scope.qualified(name) or name
-        if q.startswith("jax.") or q.startswith("autojit.") or q in ("jit", "convert"):
-            return True
-    return False
 
 
 def declared_static(fn, scope: ModuleScope) -> set[str]:

@@ -167,3 +167,20 @@ def dotted_name(node) -> str | None:
 # its name, as before)
 _ATTRIBUTES = frozenset({ast.Attribute, _gast.Attribute})
 _NAMES = frozenset({ast.Name, _gast.Name})
+
+
+def jax_decorated(node, scope: ModuleScope) -> bool:
+    """Whether a function (an ``ast`` or gast ``def``) has a jax or autojit decorator
+    (``@jax.jit``, ``@partial(jax.jit, ...)``, ``@jax.vmap``, ``@autojit.convert``...): its
+    callers call the transformed function, which never changes their arrays."""
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, (ast.Call, _gast.Call)) else d
+        name = dotted_name(target)
+        if name is None:
+            continue
+        if name.endswith("partial") and isinstance(d, (ast.Call, _gast.Call)) and d.args:
+            name = dotted_name(d.args[0]) or name
+        q = scope.qualified(name) or name
+        if q.startswith("jax.") or q.startswith("autojit.") or q in ("jit", "convert"):
+            return True
+    return False

@@ -446,3 +446,97 @@ def test_noqa_and_ignore_leave_the_statement():
     assert "x[0] = 1.0  # noqa: AJ301" in c.text and "x = x.at[1].set(2.0)" in c.text
     c = convert(HEADER + body, ignore=["AJ3"])
     assert not c.changed
+
+
+# -- AJ908: a caller reads the array it passed after the call ----------------------------------
+
+READ_AFTER = {
+    "result-ignored": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(u)\n    return u * 2.0\n"
+    ),
+    "result-and-argument": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    v = bc(u)\n    return v + u\n"
+    ),
+    "nested-function": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(x):\n    def bc(v):\n        v[0] = 5.0\n        return v\n"
+        "    return bc(x) + x\n"
+    ),
+    "through-the-caller's-argument": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def inner(u):\n    u = bc(u)\n    return u\n\n"
+        "def step(a):\n    b = inner(a)\n    return a + b\n"
+    ),
+    "read-earlier-in-a-loop": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    t = 0.0\n    for _ in range(3):\n        t = t + u.sum()\n"
+        "        bc(u)\n    return t\n"
+    ),
+    "by-keyword": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(u=u)\n    return u * 2.0\n"
+    ),
+    "a-view": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(u[1:])\n    return u * 2.0\n"
+    ),
+    "star-args": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(*arrays):\n    bc(*arrays)\n    return arrays[0] * 2.0\n"
+    ),
+    "method": (
+        "class Grid:\n    def bc(self, u):\n        u[0] = 0.0\n        return u\n\n"
+        "    def step(self, u):\n        self.bc(u)\n        return u * 2.0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_AFTER))
+def test_update_of_an_argument_its_caller_reads_after_is_refused(name):
+    """NumPy changes the caller's array: a caller that reads it after the call would see the
+    new values, where the functional update leaves them in the function's copy (a wrong answer
+    before: `bc(u); return u * 2` gave the old `u`). The update stays as written, reported."""
+    src = HEADER + READ_AFTER[name]
+    c = convert(src)
+    refused = [r for r in c.refusals if r.code == "AJ908"]
+    assert refused, (c.refusals, c.text)
+    for r in refused:
+        assert src.splitlines()[r.location.line - 1].strip().endswith("= 0.0") or "5.0" in (
+            src.splitlines()[r.location.line - 1]
+        )
+    assert "0] = 0.0" in c.text or "0] = 5.0" in c.text
+    assert not [ch for ch in c.changes if ch.location.line in {r.location.line for r in refused}]
+
+
+SAFE_CALLERS = {
+    "result-in-place": "def step(u):\n    u = bc(u)\n    return u * 2.0\n",
+    "returned": "def step(u):\n    return bc(u) * 2.0\n",
+    "a-new-array": "def step(u):\n    v = bc(u * 2.0)\n    return v + u\n",
+    "in-a-loop": "def step(u):\n    for _ in range(3):\n        u = bc(u) + 1.0\n    return u\n",
+    "local-array": (
+        "def step(x):\n    buf = jnp.zeros(3)\n    bc(buf)\n    return x * 2.0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAFE_CALLERS))
+def test_update_of_an_argument_no_caller_reads_after_is_rewritten(name):
+    """Callers that use what the function returns (or pass a value no one else holds) see the
+    same values either way: the update is rewritten, and the caller gives NumPy's answer."""
+    src = HEADER + "def bc(u):\n    u[0] = 0.0\n    return u\n\n" + SAFE_CALLERS[name]
+    c = check(src, "step", [((arange(3),), {})], expect_codes=["AJ301"])
+    assert not [r for r in c.refusals if r.code == "AJ908"]
+
+
+def test_callers_of_a_jitted_function_do_not_count():
+    """A caller of a jitted (or otherwise transformed) function calls the transformed one,
+    which never changes its arrays: its reading them after the call is no reason to refuse."""
+    src = HEADER + (
+        "@jax.jit\ndef bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(u)\n    return u * 2.0\n"
+    )
+    c = convert(src)
+    assert not [r for r in c.refusals if r.code == "AJ908"], c.refusals
+    assert "u = u.at[0].set(0.0)" in c.text

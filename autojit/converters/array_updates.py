@@ -21,9 +21,11 @@ import re
 import gast
 
 from ..analysis import Kind, Value, dotted_name
+from ..analysis.callers import ReadAfterCall, argument_read_after_call
 from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
+from ..scope import jax_decorated
 from ..templates import name, replace, replace_expr
 from .base import Context, StatementExpressionRewriter, walk_statements
 
@@ -233,6 +235,18 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
             f"nothing; a jitted function cannot mutate its input: return `{x}` instead",
         )
         return
+    if x in an.params:
+        found = _read_after_call(ctx, x)
+        if found is not None:
+            ctx.refuse(
+                "AJ908",
+                stmt,
+                f"`{ctx.fn.name}` changes its argument `{x}` in place, and `{found.caller}` "
+                f"reads `{found.argument}` after calling it (line {found.line}): NumPy shows "
+                f"it the new values, a functional update would not; use the array "
+                f"`{ctx.fn.name}` returns there instead",
+            )
+            return
     if len(indices) > 1:
         if not all(_is_scalar_int(ctx, i, stmt) for i in indices[:-1]):
             ctx.refuse(
@@ -269,6 +283,26 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         _ambiguous_update(ctx, owner, field, stmt, base, index, op, note)
     else:
         _at_update(ctx, owner, field, stmt, base, index, op, kind, note)
+
+
+def _read_after_call(ctx: Context, param: str) -> ReadAfterCall | None:
+    """A caller in the module that reads the array it passed for ``param`` after the call
+    (:mod:`autojit.analysis.callers`), once per function and parameter."""
+    memo = getattr(ctx, "_aj_read_after", None)
+    if memo is None:
+        memo = ctx._aj_read_after = {}  # type: ignore[attr-defined]
+    if param not in memo:
+        tree = getattr(ctx.source, "tree", None)
+        fn = ctx.fn
+        if tree is None or not getattr(fn, "_aj_orig", False) or jax_decorated(fn, ctx.scope):
+            # (a function autojit made is called only where it made it; callers of a jitted
+            # or transformed one never see their arrays change)
+            memo[param] = None
+        else:
+            params = [a.id for a in fn.args.posonlyargs + fn.args.args]
+            method = bool(params) and params[0] in ("self", "cls")
+            memo[param] = argument_read_after_call(tree, fn.name, params, param, method)
+    return memo[param]
 
 
 def _declared_outer(ctx: Context) -> set[str]:

@@ -1,0 +1,254 @@
+"""Who calls a function in its module, and whether a caller reads an argument after the call.
+
+The array-update rewrite turns ``x[i] = y`` on a parameter ``x`` into ``x = x.at[i].set(y)``:
+the function then returns a new array where NumPy, whose meaning autojit keeps, changed the
+caller's array in place. That is the same only where no caller looks at the array it passed
+after the call, other than through the value returned: ``u = bc(u)`` is fine, ``bc(u); return
+u * 2`` is not. :func:`argument_read_after_call` finds a call of the second kind in the module.
+
+It reads the plain ``ast`` tree of the module (indexed once per tree) and is conservative:
+
+- a call is found by the function's name, as ``name(...)`` or ``obj.name(...)`` anywhere in
+  the module (another function of the same name counts too);
+- the argument is the one passed at the parameter's position or by its name; a call whose
+  ``*args`` / ``**kwargs`` may pass it counts as passing an argument that is read again;
+- it is read again where a ``Name`` of it (or, for ``x[i]`` / ``x.attr`` passed, of ``x``: NumPy
+  would change a view of ``x``) is loaded after the call: later in the same statement, in a
+  later statement of the caller, or anywhere in a loop around the call;
+- a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
+  array the call changed: only the rest of that statement counts;
+- where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
+  too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
+
+A function called nowhere in its module (the one that is jitted, typically) has no such caller:
+a jitted function's inputs are never changed, and its caller uses what it returns.
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from dataclasses import dataclass
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class ReadAfterCall:
+    """A call of the function whose caller reads the argument it passed afterwards."""
+
+    caller: str  # the calling function's name ("<module>" at the top level)
+    line: int  # the call's line
+    argument: str  # the name read after the call
+
+
+@dataclass
+class _Site:
+    call: ast.Call
+    stmt: ast.stmt  # the statement the call is in (its innermost)
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None  # the caller (None: module level)
+    loops: tuple[ast.stmt, ...]  # the caller's loops around the statement
+
+
+class _Index:
+    """The calls of the module by called name (``f(...)`` and ``obj.f(...)``), and the loads of
+    each name per function (position order), made in one walk of the tree."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.calls: dict[str, list[_Site]] = {}
+        self.loads: dict[int, dict[str, list[ast.Name]]] = {}  # id(function or tree) -> name
+        self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self._tree = tree
+        self._block(tree.body, None, (), tree)
+
+    def _block(self, body, function, loops, scope) -> None:
+        for stmt in body:
+            self._stmt(stmt, function, loops, scope)
+
+    def _stmt(self, stmt, function, loops, scope) -> None:
+        if isinstance(stmt, _FUNCTIONS):
+            self.functions.setdefault(stmt.name, []).append(stmt)
+            for d in stmt.decorator_list:
+                self._expr(d, stmt, function, loops, scope)
+            for d in stmt.args.defaults + [k for k in stmt.args.kw_defaults if k is not None]:
+                self._expr(d, stmt, function, loops, scope)
+            self.loads.setdefault(id(stmt), {})
+            self._block(stmt.body, stmt, (), stmt)
+            # (a closure reading a name of its enclosing function reads it there too)
+            inner = self.loads[id(stmt)]
+            outer = self.loads.setdefault(id(scope), {})
+            for name, nodes in inner.items():
+                outer.setdefault(name, []).extend(nodes)
+            return
+        if isinstance(stmt, ast.ClassDef):
+            for d in stmt.decorator_list + stmt.bases:
+                self._expr(d, stmt, function, loops, scope)
+            self._block(stmt.body, function, loops, scope)
+            return
+        inner_loops = loops + (stmt,) if isinstance(stmt, _LOOPS) else loops
+        for field, value in ast.iter_fields(stmt):
+            if field in ("body", "orelse", "finalbody"):
+                self._block(value, function, inner_loops if field == "body" else loops, scope)
+            elif field == "handlers":
+                for h in value:
+                    if h.type is not None:
+                        self._expr(h.type, stmt, function, loops, scope)
+                    self._block(h.body, function, loops, scope)
+            elif field == "cases":
+                for c in value:
+                    self._expr(c.pattern, stmt, function, loops, scope)
+                    if c.guard is not None:
+                        self._expr(c.guard, stmt, function, loops, scope)
+                    self._block(c.body, function, loops, scope)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, ast.AST):
+                        self._expr(v, stmt, function, loops, scope)
+            elif isinstance(value, ast.AST):
+                self._expr(value, stmt, function, loops, scope)
+
+    def _expr(self, node, stmt, function, loops, scope) -> None:
+        loads = self.loads.setdefault(id(scope), {})
+        for n in ast.walk(node):
+            if type(n) is ast.Name and type(n.ctx) is ast.Load:
+                loads.setdefault(n.id, []).append(n)
+            elif type(n) is ast.Call:
+                f = n.func
+                name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+                if name is not None:
+                    self.calls.setdefault(name, []).append(_Site(n, stmt, function, loops))
+
+
+_indexes: weakref.WeakKeyDictionary[ast.Module, _Index] = weakref.WeakKeyDictionary()
+
+
+def _index(tree: ast.Module) -> _Index:
+    index = _indexes.get(tree)
+    if index is None:
+        index = _indexes[tree] = _Index(tree)
+    return index
+
+
+def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [a.arg for a in fn.args.posonlyargs + fn.args.args]
+
+
+def argument_read_after_call(
+    tree: ast.Module,
+    name: str,
+    params: list[str],
+    param: str,
+    method: bool = False,
+) -> ReadAfterCall | None:
+    """A call of the function ``name`` (positional parameters ``params``; ``method``: called as
+    ``obj.name(...)`` without its first one) in module ``tree`` whose caller reads the array it
+    passed for ``param`` after the call; None where no caller does."""
+    return _search(_index(tree), name, params, param, method, set())
+
+
+def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
+    if (name, param) in seen:
+        return None
+    seen.add((name, param))
+    position = params.index(param) if param in params else None
+    for site in index.calls.get(name, ()):
+        call = site.call
+        attribute = type(call.func) is ast.Attribute
+        k = position
+        if k is not None and attribute and method:
+            k -= 1  # `obj.name(a)`: `a` is the second parameter
+        arg = _argument(call, k, param)
+        if arg is None:
+            continue  # not passed here
+        caller = site.function.name if site.function is not None else "<module>"
+        if arg is _UNKNOWN:
+            return ReadAfterCall(caller, call.lineno, param)
+        base = _base_name(arg)
+        if base is None:
+            continue  # a value made for the call (`f(x * 2)`): no one else holds it
+        stmt = site.stmt
+        scope = site.function if site.function is not None else index._tree
+        if _loaded_after(index, scope, stmt, call, base, site.loops):
+            return ReadAfterCall(caller, call.lineno, base)
+        fn = site.function
+        if fn is not None and base in _positional(fn) + [a.arg for a in fn.args.kwonlyargs]:
+            # the array is the caller's own argument, changed in place (also where the caller
+            # rebinds its name to the result): the caller's callers must not look either
+            owner_method = bool(_positional(fn)) and _positional(fn)[0] in ("self", "cls")
+            found = _search(index, fn.name, _positional(fn), base, owner_method, seen)
+            if found is not None:
+                return found
+    return None
+
+
+class _Unknown:
+    pass
+
+
+_UNKNOWN: ast.AST = _Unknown()  # type: ignore[assignment]
+
+
+def _argument(call: ast.Call, position: int | None, param: str):
+    """The expression passed for the parameter, None where none is, ``_UNKNOWN`` where a
+    ``*args`` / ``**kwargs`` may pass it."""
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    if position is not None:
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                return _UNKNOWN  # (it may stand at the position, or before it)
+            if i == position:
+                return a
+    if any(kw.arg is None for kw in call.keywords):
+        return _UNKNOWN
+    return None
+
+
+def _base_name(node) -> str | None:
+    """``x`` for ``x``, ``x[i]``, ``x.a`` (NumPy changes ``x`` through a view of it); None for
+    a value computed for the call."""
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _rebinds(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` assigns ``name`` (``u = f(u)``, ``u = f(u) + 1``, ``u, v = ...``):
+    every read after it reads the new value, not the array the call changed."""
+    if isinstance(stmt, ast.Assign):
+        return any(
+            isinstance(t, ast.Name) and t.id == name
+            for target in stmt.targets
+            for t in ast.walk(target)
+        )
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name
+    return False
+
+
+def _after(node, call: ast.Call) -> bool:
+    end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
+    return (node.lineno, node.col_offset) >= end
+
+
+def _inside(node, outer) -> bool:
+    start = (outer.lineno, outer.col_offset)
+    end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+    return start <= (node.lineno, node.col_offset) < end
+
+
+def _loaded_after(index, scope, stmt, call, name, loops) -> bool:
+    """Whether ``name`` is loaded in ``scope`` after ``call`` (in ``stmt``), or anywhere in one
+    of the loops around it; where ``stmt`` assigns ``name``, only later in ``stmt`` itself."""
+    rebound = _rebinds(stmt, name)
+    for node in index.loads.get(id(scope), {}).get(name, ()):
+        if _inside(node, call):
+            continue  # the argument itself (`f(x)`, `f(x[i])`)
+        if rebound:
+            if _inside(node, stmt) and _after(node, call):
+                return True
+        elif _after(node, call) or any(_inside(node, loop) for loop in loops):
+            return True
+    return False

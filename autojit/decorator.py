@@ -38,6 +38,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
+from .analysis.callers import argument_read_after_call, arguments_passed
 from .gastconv import ChildFields
 from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
@@ -326,6 +327,8 @@ class _Record:
         new_text = self.indent + self.fc.new_text
         self.new_lines = new_text.splitlines(keepends=True)
         self.changed = self.fc.changed
+        # parameters whose arrays NumPy changes in place, here or in a helper this one binds
+        self.updated_arguments: set[str] = set(self.fc.updated_arguments)
         source = entry.get("source")
         if source is None:
             source = entry["source"] = self._public_source()
@@ -677,6 +680,9 @@ class _Record:
                     if helper is None:
                         continue
                     if helper.resolving or helper.resolve() is not helper.fn:
+                        called = nodes[0].attr if nodes else name
+                        if self._reads_changed_argument(called, helper):
+                            continue  # (called as written: its item update fails under jit)
                         helpers[name] = helper.cell
                         attributes.update((id(node), name) for node in nodes)
             if attributes:
@@ -693,6 +699,38 @@ class _Record:
             return final
         finally:
             self.resolving = False
+
+    def _reads_changed_argument(self, called: str, helper: _Record) -> bool:
+        """Whether this function reads, after calling ``helper`` (as ``called``), an array the
+        helper changes in place in NumPy's meaning and only returns once converted (AJ908: the
+        converted helper would leave this function the old values). Where it does not, and the
+        array is this function's own argument, this function changes it too."""
+        if not helper.updated_arguments:
+            return False
+        tree = self._module_tree()
+        params = _positional_params(helper.fn.__code__)
+        own = set(_positional_params(self.fn.__code__)) | set(
+            self.fn.__code__.co_varnames[
+                self.fn.__code__.co_argcount : self.fn.__code__.co_argcount
+                + self.fn.__code__.co_kwonlyargcount
+            ]
+        )
+        for p in sorted(helper.updated_arguments):
+            found = argument_read_after_call(tree, called, params, p)
+            if found is not None:
+                _warn(
+                    self.fn,
+                    f"AJ908 `{helper.fn.__name__}` changes its argument `{p}` in place, and "
+                    f"`{found.caller}` reads `{found.argument}` after calling it: NumPy shows it "
+                    f"the new values, a functional update would not; `{helper.fn.__name__}` is "
+                    f"called as written (use the array it returns there)",
+                    self.filename,
+                    found.line,
+                )
+                return True
+        for p in helper.updated_arguments:
+            self.updated_arguments |= arguments_passed(tree, called, params, p) & own
+        return False
 
     def _callees(self) -> list[tuple[str, types.FunctionType, list[ast.Attribute]]]:
         """The user's functions this one may call: by global or closure name, and as
@@ -1033,13 +1071,15 @@ def _encode_fc(fc: FunctionConversion) -> tuple[Any, ...]:
             for a in fc.static_arguments
         ],
         fc.line_origins,
+        fc.updated_arguments,
     )
 
 
 def _decode_fc(data: tuple[Any, ...]) -> FunctionConversion:
-    name, qualname, loc, original, new, changes, refusals, statics, origins = data
+    name, qualname, loc, original, new, changes, refusals, statics, origins, updated = data
     fc = FunctionConversion(name, qualname, Location(*loc), original, new)
     fc.line_origins = origins
+    fc.updated_arguments = list(updated)
     fc.changes = [Change(code, Location(*at), msg) for code, at, msg in changes]
     fc.refusals = [Refusal(code, Location(*at), why) for code, at, why in refusals]
     fc.static_arguments = [

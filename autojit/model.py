@@ -80,6 +80,9 @@ class FunctionConversion:
     # statement: the original statement it replaces); given where ``convert_source`` is asked
     # for it (``line_origins=True``) and the function changed, else None
     line_origins: list[int] | None = None
+    # the parameters whose items the conversion now updates functionally where NumPy changed
+    # the caller's array in place (the caller must use what the function returns)
+    updated_arguments: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:

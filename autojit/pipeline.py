@@ -493,6 +493,7 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     # and dead code after a loop's break/continue/return is left out of the converted loop:
     # what was reported inside it is not in the output either
     dropped = [d for c in ctxs for d in getattr(c.fn, "_aj_dropped", ())]
+    result.updated_arguments = sorted(set().union(*(c.updated_params for c in ctxs if c.fn is fn)))
     for ctx in ctxs:
         result.changes.extend(
             c for c in ctx.changes if c.location not in retracted and not _within(c, dropped)

@@ -561,6 +561,60 @@ def test_pycache_entry_survives_lines_added_above(tmp_path, monkeypatch):
         sys.modules.pop("aj_moved_mod", None)
 
 
+def zero_first_in_place(u):
+    u[0] = 0.0
+    return u
+
+
+def through_own_argument(u):
+    u = zero_first_in_place(u)
+    return u
+
+
+@autojit.convert
+def reads_after_helper(u):
+    zero_first_in_place(u)  # MARK-READS-AFTER
+    return u * 2.0
+
+
+@autojit.convert
+def reads_after_chain(a):
+    b = through_own_argument(a)  # MARK-READS-AFTER-CHAIN
+    return a + b
+
+
+@autojit.convert
+def uses_helper_result(u):
+    u = zero_first_in_place(u)
+    return u * 2.0
+
+
+@pytest.mark.parametrize(
+    ("fn", "mark"),
+    [
+        (reads_after_helper, "MARK-READS-AFTER"),
+        (reads_after_chain, "MARK-READS-AFTER-CHAIN"),
+    ],
+)
+def test_helper_changing_an_argument_the_caller_reads_after_is_not_bound(fn, mark):
+    """A helper that changes its argument in place (NumPy's meaning) would, converted, leave
+    the caller that reads that array after the call its old values (a wrong answer before:
+    `[2, 4, 6]` for NumPy's `[0, 4, 6]`). It is called as written instead, which fails under
+    jit, with AJ908 at the call (also where the array reaches it through another helper)."""
+    x = f32(1.0, 2.0, 3.0)
+    with pytest.warns(autojit.ConversionWarning, match="AJ908") as caught:
+        with pytest.raises(TypeError, match="immutable"):
+            fn(x)
+    lines = {w.lineno for w in caught if "AJ908" in str(w.message)}
+    assert line_of(mark) in lines
+
+
+def test_helper_changing_an_argument_whose_result_is_used():
+    x = f32(1.0, 2.0, 3.0)
+    same(uses_helper_result(x), eager(uses_helper_result, x))
+    same(uses_helper_result(x), f32(0.0, 4.0, 6.0))
+
+
 def test_mutual_recursion_terminates():
     @autojit.convert
     def entry(x):

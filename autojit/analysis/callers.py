@@ -147,6 +147,26 @@ def argument_read_after_call(
     return _search(_index(tree), name, params, param, method, set())
 
 
+def arguments_passed(
+    tree: ast.Module, name: str, params: list[str], param: str, method: bool = False
+) -> set[str]:
+    """The names whose arrays the calls of ``name`` in ``tree`` pass for ``param`` (``x`` for
+    ``name(x)`` and ``name(x[1:])``): NumPy changes them where the function changes ``param``."""
+    index = _index(tree)
+    position = params.index(param) if param in params else None
+    out: set[str] = set()
+    for site in index.calls.get(name, ()):
+        k = position
+        if k is not None and method and type(site.call.func) is ast.Attribute:
+            k -= 1
+        arg = _argument(site.call, k, param)
+        if arg is not None and arg is not _UNKNOWN:
+            base = _base_name(arg)
+            if base is not None:
+                out.add(base)
+    return out
+
+
 def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
     if (name, param) in seen:
         return None

@@ -264,6 +264,8 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         index = indices[0]
     kind = index_kind(ctx, index, stmt)
     index = _array_index(ctx, index)
+    if x in an.params:
+        ctx.updated_params.add(x)
     note = ""
     if x in an.params and x not in returned_names:
         note = (

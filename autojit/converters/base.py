@@ -122,6 +122,9 @@ class Context:
     changes: list[Change] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     counter: dict[str, int] = field(default_factory=dict)
+    # the function's parameters whose items a rewrite now updates functionally (NumPy changed
+    # the caller's array there: the decorator checks the callers it binds, AJ908)
+    updated_params: set[str] = field(default_factory=set)
     # the line reported for a node with no position (generated) in a function with none (a
     # branch function a converter made and converts again)
     fallback_line: int = 1

@@ -486,6 +486,10 @@ READ_AFTER = {
         "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
         "def step(*arrays):\n    bc(*arrays)\n    return arrays[0] * 2.0\n"
     ),
+    "an-alias": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    v = u[:]\n    w = v\n    bc(u)\n    return w * 2.0\n"
+    ),
     "method": (
         "class Grid:\n    def bc(self, u):\n        u[0] = 0.0\n        return u\n\n"
         "    def step(self, u):\n        self.bc(u)\n        return u * 2.0\n"

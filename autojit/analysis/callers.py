@@ -17,6 +17,8 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
   later statement of the caller, or anywhere in a loop around the call;
 - a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
   array the call changed: only the rest of that statement counts;
+- a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``) counts as
+  the array (a view made inside an expression, ``(v := u)``, or in another function does not);
 - where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
   too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
 
@@ -58,6 +60,9 @@ class _Index:
     def __init__(self, tree: ast.Module) -> None:
         self.calls: dict[str, list[_Site]] = {}
         self.loads: dict[int, dict[str, list[ast.Name]]] = {}  # id(function or tree) -> name
+        # id(function or tree) -> name -> the names bound to it or a view of it (`v = u`,
+        # `v = u[1:]`, `v = u.T`): NumPy changes what they show with it
+        self.aliases: dict[int, dict[str, set[str]]] = {}
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self._tree = tree
         self._block(tree.body, None, (), tree)
@@ -87,6 +92,16 @@ class _Index:
             self._block(stmt.body, function, loops, scope)
             return
         inner_loops = loops + (stmt,) if isinstance(stmt, _LOOPS) else loops
+        if isinstance(stmt, ast.Assign):
+            source = _base_name(stmt.value)
+            if source is not None:
+                shared = self.aliases.setdefault(id(scope), {}).setdefault(source, set())
+                shared.update(
+                    t.id
+                    for target in stmt.targets
+                    for t in ast.walk(target)
+                    if isinstance(t, ast.Name) and t.id != source
+                )
         for field, value in ast.iter_fields(stmt):
             if field in ("body", "orelse", "finalbody"):
                 self._block(value, function, inner_loops if field == "body" else loops, scope)
@@ -263,7 +278,8 @@ def _loaded_after(index, scope, stmt, call, name, loops) -> bool:
     """Whether ``name`` is loaded in ``scope`` after ``call`` (in ``stmt``), or anywhere in one
     of the loops around it; where ``stmt`` assigns ``name``, only later in ``stmt`` itself."""
     rebound = _rebinds(stmt, name)
-    for node in index.loads.get(id(scope), {}).get(name, ()):
+    loads = index.loads.get(id(scope), {})
+    for node in loads.get(name, ()):
         if _inside(node, call):
             continue  # the argument itself (`f(x)`, `f(x[i])`)
         if rebound:
@@ -271,4 +287,16 @@ def _loaded_after(index, scope, stmt, call, name, loops) -> bool:
                 return True
         elif _after(node, call) or any(_inside(node, loop) for loop in loops):
             return True
+    # a name bound to the array (or a view of it) in the caller shows the change too
+    aliases = index.aliases.get(id(scope), {})
+    shared, todo = set(), [name]
+    while todo:
+        for other in aliases.get(todo.pop(), ()):
+            if other not in shared and other != name:
+                shared.add(other)
+                todo.append(other)
+    for other in shared:
+        for node in loads.get(other, ()):
+            if _after(node, call) or any(_inside(node, loop) for loop in loops):
+                return True
     return False

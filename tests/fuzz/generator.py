@@ -15,7 +15,9 @@ Every generated program is a module::
 if/elif/else, ternaries, ``and``/``or``/``not``, chained comparisons, ``for`` loops over
 ``range(n)``/``range(k)``/an array, bounded ``while`` loops with traced conditions, ``break``,
 ``continue`` and early ``return``, item updates (``x[i] = ...``, ``x[i] += ...``, slices, masks
-``x[x > 0] = 0.``) and whole-array updates, over traced and static values.
+``x[x > 0] = 0.``) and whole-array updates, over traced and static values. A quarter of the
+programs also define ``h(v, b)``, which updates its argument in place and returns it, and call
+it on ``x`` / ``y``: its result in place of the array, ignored, indexed, or on a new array.
 
 The programs are valid eager Python on NumPy inputs by construction: every index is in range
 (loop indices are bounded by ``n`` or ``k <= 3 <= n``), every loop terminates (a ``while`` loop is
@@ -80,6 +82,7 @@ class _Gen:
         self.budget = max_stmts
         self.max_depth = max_depth
         self.ret = "return x, y, s, t, c"
+        self.helper = False  # a module-level `h(v, b)` that updates `v` in place exists
 
     # -- small helpers ----------------------------------------------------------------------
     def pick(self, options: Any) -> Any:
@@ -194,6 +197,8 @@ class _Gen:
             kinds += ["BREAK", "CONTINUE"]
         if sc.depth > 0:
             kinds += ["RETURN"]
+        if self.helper:
+            kinds += ["CALL", "CALL"]
         kind = self.pick(kinds)
         if kind == "ASSIGN":
             return [f"{ind}{self.pick(FLOAT_SCALARS)} = {self.fexpr(sc)}"]
@@ -223,6 +228,8 @@ class _Gen:
             arr = self.pick(ARRAYS)
             other = self.pick(ARRAYS)
             return [f"{ind}{arr} = {arr} * 0.5 + {self.pick([other, self.atom(sc, 1)])}"]
+        if kind == "CALL":
+            return [ind + self.call(sc)]
         if kind == "BREAK":
             return self.guarded(sc, ind, "break")
         if kind == "CONTINUE":
@@ -234,6 +241,31 @@ class _Gen:
         if kind == "FOR":
             return self.for_stmt(sc, ind)
         return self.while_stmt(sc, ind)
+
+    def call(self, sc: _Scope) -> str:
+        """A call of the helper `h(v, b)`, which changes `v` in place (NumPy's meaning): its
+        result put in place of the array, ignored or taken apart while the array is read later
+        (`return x, y, ...`), or on a new array."""
+        arr = self.pick(ARRAYS)
+        b = self.fexpr(sc, 1)
+        form = self.pick(["REBIND", "REBIND", "IGNORED", "ITEM", "FRESH"])
+        if form == "REBIND":
+            return f"{arr} = h({arr}, {b})"
+        if form == "IGNORED":
+            return f"h({arr}, {b})"
+        if form == "ITEM":
+            return f"{self.pick(FLOAT_SCALARS)} = h({arr}, {b})[{self.index(sc)}]"
+        return f"{self.pick(FLOAT_SCALARS)} = jnp.sum(h({arr} * 0.5, {b}))"
+
+    def helper_lines(self) -> list[str]:
+        """`def h(v, b)`: one or two item updates of its argument, then `return v`."""
+        body = []
+        for _ in range(self.draw(st.integers(1, 2))):
+            idx = self.pick(["0", "1", "-1"])
+            body.append(
+                self.pick([f"    v[{idx}] = b", f"    v[{idx}] += b * 0.5", "    v[v > 1.0] = 0.5"])
+            )
+        return ["def h(v, b):", *body, "    return v", "", ""]
 
     def guarded(self, sc: _Scope, ind: str, what: str) -> list[str]:
         if self.chance(0.8):
@@ -292,7 +324,11 @@ def programs(draw: Any, max_stmts: int = 8, max_depth: int = 3) -> str:
     """Source text of a module defining ``f(x, y, a, k)``."""
     g = _Gen(draw, max_stmts, max_depth)
     sc = _Scope()
-    lines = ["import jax.numpy as jnp", "", "", "def f(x, y, a, k):", "    n = x.shape[0]"]
+    lines = ["import jax.numpy as jnp", "", ""]
+    g.helper = g.chance(0.25)
+    if g.helper:
+        lines += g.helper_lines()
+    lines += ["def f(x, y, a, k):", "    n = x.shape[0]"]
     for name, inits in INITS.items():
         lines.append(f"    {name} = {g.pick(inits)}")
     lines.append("    c = 0")

@@ -519,6 +519,7 @@ SAFE_CALLERS = {
     "returned": "def step(u):\n    return bc(u) * 2.0\n",
     "a-new-array": "def step(u):\n    v = bc(u * 2.0)\n    return v + u\n",
     "in-a-loop": "def step(u):\n    for _ in range(3):\n        u = bc(u) + 1.0\n    return u\n",
+    "a-size-read-after": "def step(u):\n    n = u.shape[0]\n    u = bc(u)\n    return u * n\n",
     "local-array": (
         "def step(x):\n    buf = jnp.zeros(3)\n    bc(buf)\n    return x * 2.0\n"
     ),

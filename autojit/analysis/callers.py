@@ -17,8 +17,8 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
   later statement of the caller, or anywhere in a loop around the call;
 - a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
   array the call changed: only the rest of that statement counts;
-- a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``) counts as
-  the array (a view made inside an expression, ``(v := u)``, or in another function does not);
+- a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``, ``u.T``,
+  ``u.reshape(...)``; not ``u.shape[0]`` or ``u * 2``) counts as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
 - where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
   too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
 
@@ -93,7 +93,7 @@ class _Index:
             return
         inner_loops = loops + (stmt,) if isinstance(stmt, _LOOPS) else loops
         if isinstance(stmt, ast.Assign):
-            source = _base_name(stmt.value)
+            source = _view_of(stmt.value)
             if source is not None:
                 shared = self.aliases.setdefault(id(scope), {}).setdefault(source, set())
                 shared.update(
@@ -247,6 +247,31 @@ def _base_name(node) -> str | None:
     while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+# what gives a view of an array in NumPy (the same memory): `u`, `u[...]`, `u.T`, `u.reshape()`
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+_VIEW_METHODS = frozenset({"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze"})
+
+
+def _view_of(node) -> str | None:
+    """``u`` where ``node`` may be ``u`` or a view of it (``u[1:]``, ``u.T``, ``u.reshape(...)``),
+    else None (``u * 2``, ``u.copy()``, ``u.shape[0]``)."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in _VIEW_ATTRIBUTES:
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _VIEW_METHODS
+        ):
+            node = node.func.value
+        else:
+            return None
 
 
 def _rebinds(stmt: ast.stmt, name: str) -> bool:

@@ -1228,3 +1228,47 @@ def test_a_returning_traced_if_inside_a_static_if_lifts_nothing_around_it() -> N
     out = check(src)
     assert out.kind == "converted" and not out.refusals, out.report()
     _twice(src)
+
+
+HELPER = "import jax.numpy as jnp\n\n\ndef h(v, b):\n    v[0] = b\n    return v\n\n\n"
+
+
+def test_helper_called_on_an_array_of_the_enclosing_function() -> None:
+    """`t = h(x, a)[1]` in a traced loop, `x` read after: AJ908 refuses `h`. The converted loop
+    calls `h` inside its body function, where `x` is the enclosing function's (not a name the
+    body assigns): that counts as read again too, or converting the output again converted
+    `h` (not idempotent)."""
+    src = HELPER + (
+        "def f(x, y, a, k):\n"
+        "    t = 0.0\n"
+        "    i = 0\n"
+        "    while i < 3 and x[1] < 10.0:\n"
+        "        i += 1\n"
+        "        t = h(x, a)[1]\n"
+        "    return x, t\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ908") for r in out.refusals), out.report()
+
+
+def test_name_assigned_again_is_no_alias() -> None:
+    """`s = y[-1]` makes `s` a view of `y` only while nothing else is assigned to it: a name
+    assigned again (here in loops the conversion moves into body functions) was taken for an
+    alias read after `y = h(y, 1.5)`, which refused `h` in the file and not in its conversion
+    (not idempotent)."""
+    src = HELPER + (
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = x[0]\n"
+        "    for i in y:\n"
+        "        for j in x:\n"
+        "            m = 0\n"
+        "            while m < n:\n"
+        "                m += 1\n"
+        "                s = y[-1]\n"
+        "                s = jnp.minimum(s * -1.0, a + i)\n"
+        "    y = h(y, 1.5)\n"
+        "    return x, y, s\n"
+    )
+    out = check(src)
+    assert not any(r.startswith("AJ908") for r in out.refusals), out.report()

@@ -18,7 +18,10 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
 - a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
   array the call changed: only the rest of that statement counts;
 - a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``, ``u.T``,
-  ``u.reshape(...)``; not ``u.shape[0]`` or ``u * 2``) counts as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
+  ``u.reshape(...)``; not ``u.shape[0]`` or ``u * 2``), and assigned nowhere else there, counts
+  as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
+- an array the caller does not own (a name of an enclosing function, a global) counts as read
+  again: its owner may read it at any time;
 - where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
   too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
 
@@ -63,6 +66,10 @@ class _Index:
         # id(function or tree) -> name -> the names bound to it or a view of it (`v = u`,
         # `v = u[1:]`, `v = u.T`): NumPy changes what they show with it
         self.aliases: dict[int, dict[str, set[str]]] = {}
+        # id(function) -> its parameters and the names it assigns: its own (not an enclosing
+        # function's)
+        self.local: dict[int, set[str]] = {}
+        self.stores: dict[int, dict[str, int]] = {}  # id(function or tree) -> name -> count
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self._tree = tree
         self._block(tree.body, None, (), tree)
@@ -79,6 +86,12 @@ class _Index:
             for d in stmt.args.defaults + [k for k in stmt.args.kw_defaults if k is not None]:
                 self._expr(d, stmt, function, loops, scope)
             self.loads.setdefault(id(stmt), {})
+            a = stmt.args
+            self.local[id(stmt)] = {
+                p.arg
+                for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                if p is not None
+            }
             self._block(stmt.body, stmt, (), stmt)
             # (a closure reading a name of its enclosing function reads it there too)
             inner = self.loads[id(stmt)]
@@ -125,9 +138,15 @@ class _Index:
 
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
+        local = self.local.get(id(scope))
         for n in ast.walk(node):
             if type(n) is ast.Name and type(n.ctx) is ast.Load:
                 loads.setdefault(n.id, []).append(n)
+            elif type(n) is ast.Name:
+                stores = self.stores.setdefault(id(scope), {})
+                stores[n.id] = stores.get(n.id, 0) + 1
+                if local is not None:
+                    local.add(n.id)  # (stored or deleted: a name of this function)
             elif type(n) is ast.Call:
                 f = n.func
                 name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
@@ -204,6 +223,9 @@ def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
             continue  # a value made for the call (`f(x * 2)`): no one else holds it
         stmt = site.stmt
         scope = site.function if site.function is not None else index._tree
+        if site.function is not None and base not in index.local.get(id(site.function), ()):
+            # the enclosing function's array (or a global): it may read it at any time
+            return ReadAfterCall(caller, call.lineno, base)
         if _loaded_after(index, scope, stmt, call, base, site.loops):
             return ReadAfterCall(caller, call.lineno, base)
         fn = site.function
@@ -312,12 +334,14 @@ def _loaded_after(index, scope, stmt, call, name, loops) -> bool:
                 return True
         elif _after(node, call) or any(_inside(node, loop) for loop in loops):
             return True
-    # a name bound to the array (or a view of it) in the caller shows the change too
+    # a name bound to the array (or a view of it) in the caller shows the change too: one
+    # assigned only there (a name assigned again may hold something else by then)
     aliases = index.aliases.get(id(scope), {})
+    stores = index.stores.get(id(scope), {})
     shared, todo = set(), [name]
     while todo:
         for other in aliases.get(todo.pop(), ()):
-            if other not in shared and other != name:
+            if other not in shared and other != name and stores.get(other) == 1:
                 shared.add(other)
                 todo.append(other)
     for other in shared:

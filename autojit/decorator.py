@@ -700,6 +700,18 @@ class _Record:
         finally:
             self.resolving = False
 
+    def _original_tree(self) -> ast.Module:
+        """The function as written (decorators kept; its first line is line 1): what the
+        module-wide checks of the pipeline read, rather than the converted code, whose loops and
+        branches are functions of their own."""
+        import textwrap
+
+        try:
+            return ast.parse(textwrap.dedent("".join(self.lines)))
+        except SyntaxError:  # (a string at a lower indentation than the code: dedent cannot)
+            text = "".join(self.lines)
+            return ast.parse(f"class {_WRAPPER_CLASS}:\n" + text if self.indent else text)
+
     def _reads_changed_argument(self, called: str, helper: _Record) -> bool:
         """Whether this function reads, after calling ``helper`` (as ``called``), an array the
         helper changes in place in NumPy's meaning and only returns once converted (AJ908: the
@@ -707,7 +719,7 @@ class _Record:
         array is this function's own argument, this function changes it too."""
         if not helper.updated_arguments:
             return False
-        tree = self._module_tree()
+        tree = self._original_tree()
         params = _positional_params(helper.fn.__code__)
         own = set(_positional_params(self.fn.__code__)) | set(
             self.fn.__code__.co_varnames[
@@ -725,7 +737,7 @@ class _Record:
                     f"the new values, a functional update would not; `{helper.fn.__name__}` is "
                     f"called as written (use the array it returns there)",
                     self.filename,
-                    found.line,
+                    found.line + self.first_line - 1,
                 )
                 return True
         for p in helper.updated_arguments:

@@ -1272,3 +1272,52 @@ def test_name_assigned_again_is_no_alias() -> None:
     )
     out = check(src)
     assert not any(r.startswith("AJ908") for r in out.refusals), out.report()
+
+
+def test_ternary_on_a_value_of_unknown_kind_is_reported() -> None:
+    """`for j, vj in enumerate(y)` stays Python (y may be a list of arrays) and `vj` is of no
+    known kind: a ternary on it was kept with no report, and jit failed (TracerBoolConversion
+    Error) with nothing refused; now AJ913, as for an `if` on it."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    t = a * 0.5\n"
+        "    for j, vj in enumerate(y):\n"
+        "        x[-1] -= 1.0 - y[1] if vj < vj else t\n"
+        "    return x, t\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ913") for r in out.refusals), out.report()
+
+
+def test_helper_called_in_a_converted_branch() -> None:
+    """`t = h(x, a)[0]` under a traced `if`, `x` read after: AJ908. The conversion moves the
+    call into a branch function handed to `lax.cond` with `x` as an operand; `lax.cond` counts
+    as calling the branch with its operands, or converting again converted `h`."""
+    src = HELPER + (
+        "def f(x, y, a, k):\n"
+        "    t = 0.0\n"
+        "    if a > 0:\n"
+        "        t = h(x, a)[1]\n"
+        "    return x, t\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ908") for r in out.refusals), out.report()
+
+
+def test_helper_called_in_dead_code() -> None:
+    """A call after a `return` never runs (and a converted loop leaves it out): it does not make
+    `h` refused, which converting the output again did not either."""
+    src = HELPER + (
+        "def f(x, y, a, k):\n"
+        "    i = 0\n"
+        "    while i < 3 and x[1] < 10.0:\n"
+        "        i += 1\n"
+        "        x = h(x, a)\n"
+        "        if k == 0:\n"
+        "            return x, y\n"
+        "            h(x, a)\n"
+        "    return x, y\n"
+    )
+    out = check(src)
+    assert not any(r.startswith("AJ908") for r in out.refusals), out.report()

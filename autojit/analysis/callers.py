@@ -25,6 +25,8 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
 - where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
   too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
 
+A function handed to ``lax.cond`` / ``while_loop`` / ``fori_loop`` / ``scan`` counts as called
+there with the operands (the conversion of an ``if`` or a loop puts calls in such functions).
 A function called nowhere in its module (the one that is jitted, typically) has no such caller:
 a jitted function's inputs are never changed, and its caller uses what it returns.
 """
@@ -36,6 +38,7 @@ import weakref
 from dataclasses import dataclass
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_ENDS_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -77,6 +80,8 @@ class _Index:
     def _block(self, body, function, loops, scope) -> None:
         for stmt in body:
             self._stmt(stmt, function, loops, scope)
+            if isinstance(stmt, _ENDS_BLOCK):
+                break  # the rest of the block never runs (and a conversion drops it)
 
     def _stmt(self, stmt, function, loops, scope) -> None:
         if isinstance(stmt, _FUNCTIONS):
@@ -152,6 +157,38 @@ class _Index:
                 name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
                 if name is not None:
                     self.calls.setdefault(name, []).append(_Site(n, stmt, function, loops))
+                    for called, call in _lax_calls(name, n):
+                        self.calls.setdefault(called, []).append(
+                            _Site(call, stmt, function, loops)
+                        )
+
+
+def _lax_calls(name: str, call: ast.Call) -> list[tuple[str, ast.Call]]:
+    """The calls a ``lax`` control-flow call makes of the functions it is given, by name, as
+    calls at its own place: ``cond(p, t, e, *ops)`` calls ``t(*ops)`` and ``e(*ops)``,
+    ``while_loop(c, b, init)`` ``b(init)``, ``fori_loop(lo, hi, b, init)`` ``b(i, init)``,
+    ``scan(b, init, xs)`` ``b(init, x)`` (an index or element: a new value). The conversion of
+    an ``if`` or a loop moves a call into such a function: it is checked the same way there."""
+    args = call.args
+    if call.keywords or any(isinstance(a, ast.Starred) for a in args):
+        return []
+    fresh = ast.Constant(0)
+    plan: list[tuple[ast.expr, list[ast.expr]]] = []
+    if name == "cond" and len(args) >= 3:
+        plan = [(args[1], args[3:]), (args[2], args[3:])]
+    elif name == "while_loop" and len(args) == 3:
+        plan = [(args[1], [args[2]])]
+    elif name == "fori_loop" and len(args) == 4:
+        plan = [(args[2], [fresh, args[3]])]
+    elif name == "scan" and len(args) >= 2:
+        plan = [(args[0], [args[1], fresh])]
+    out = []
+    for fn, passed in plan:
+        if isinstance(fn, ast.Name):
+            made = ast.Call(func=ast.Name(fn.id, ast.Load()), args=list(passed), keywords=[])
+            ast.copy_location(made, call)
+            out.append((fn.id, made))
+    return out
 
 
 _indexes: weakref.WeakKeyDictionary[ast.Module, _Index] = weakref.WeakKeyDictionary()

@@ -292,17 +292,22 @@ class _Conditionals:
 
     # -- test classification -----------------------------------------------------------------
     def _test_kind(self, s) -> Kind:
-        v = self.value(s.test, s)
+        return self.condition_kind(s.test, s)
+
+    def condition_kind(self, test, s) -> Kind:
+        """Whether the condition ``test`` (of an ``if``, or a ternary in statement ``s``) is
+        traced, known when jax traces (static), or neither can be told (unknown)."""
+        v = self.value(test, s)
         if v.kind is Kind.NUMPY:
             return Kind.STATIC
         if v.kind in (Kind.TRACED, Kind.STATIC):
             return v.kind
         # `x and y` joins to UNKNOWN when one part is static and one traced
-        if isinstance(s.test, gast.BoolOp):
-            kinds = {self.value(p, s).kind for p in s.test.values}
+        if isinstance(test, gast.BoolOp):
+            kinds = {self.value(p, s).kind for p in test.values}
             if Kind.TRACED in kinds:
                 return Kind.TRACED
-        if self._only_module_values(s.test, s):
+        if self._only_module_values(test, s):
             return Kind.STATIC
         return Kind.UNKNOWN
 
@@ -1566,6 +1571,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         test_v = self.conv.value(node.test, self.stmt)
         self.generic_visit(node)
         if not (test_v.traced or _mixed_boolop(self.conv, node.test, self.stmt)):
+            if (
+                self.conv.condition_kind(node.test, self.stmt) is Kind.UNKNOWN
+                and self.conv.ctx.allowed("AJ913", node)
+            ):
+                self.conv.ctx.refuse(
+                    "AJ913",
+                    node.test,
+                    f"cannot tell whether `{self.conv._src(node.test)}` is a traced value or a "
+                    f"Python value; kept as a Python `... if ... else ...` (if it is traced, "
+                    f"rewrite it with {self.conv.jnp}.where or {self.conv.lax}.cond)",
+                )
             return node
         if not self.conv.ctx.allowed("AJ104", node):
             return node

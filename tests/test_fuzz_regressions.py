@@ -1321,3 +1321,23 @@ def test_helper_called_in_dead_code() -> None:
     )
     out = check(src)
     assert not any(r.startswith("AJ908") for r in out.refusals), out.report()
+
+
+def test_helper_changing_the_array_a_loop_runs_over() -> None:
+    """`for i, vi in enumerate(x): ... x = h(x, t)` with `h` changing `x[-1]`: NumPy's loop goes
+    on over the changed array (its last element is the one `h` wrote), though `x` is bound
+    again: `h` is refused (AJ908; converting it gave the old last element, a wrong answer). The
+    loop becomes a `lax.scan` whose body unpacks `x` from its carry: the carry is the body's
+    argument and the scan runs over `x`, so converting the output again keeps `h` refused."""
+    src = HELPER.replace("v[0] = b", "v[-1] = b") + (
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = 0.0\n"
+        "    for i, vi in enumerate(x):\n"
+        "        t = t + vi * n\n"
+        "        x = h(x, t)\n"
+        "    return x, t\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ908") for r in out.refusals), out.report()
+    assert "scan" in out.converted

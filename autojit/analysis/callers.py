@@ -16,7 +16,8 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
   would change a view of ``x``) is loaded after the call: later in the same statement, in a
   later statement of the caller, or anywhere in a loop around the call;
 - a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
-  array the call changed: only the rest of that statement counts;
+  array the call changed through ``v``: only the rest of that statement counts, and what a loop
+  around the call runs over (``for r in v``: the loop goes on over the changed array);
 - a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``, ``u.T``,
   ``u.reshape(...)``; not ``u.shape[0]`` or ``u * 2``), and assigned nowhere else there, counts
   as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
@@ -56,7 +57,7 @@ class _Site:
     call: ast.Call
     stmt: ast.stmt  # the statement the call is in (its innermost)
     function: ast.FunctionDef | ast.AsyncFunctionDef | None  # the caller (None: module level)
-    loops: tuple[ast.stmt, ...]  # the caller's loops around the statement
+    loops: tuple[ast.AST, ...]  # the loops around the statement (a lax loop call: one too)
 
 
 class _Index:
@@ -73,6 +74,9 @@ class _Index:
         # function's)
         self.local: dict[int, set[str]] = {}
         self.stores: dict[int, dict[str, int]] = {}  # id(function or tree) -> name -> count
+        # id(function) -> name -> each assignment: (its place, the name whose array or view it
+        # binds, or None)
+        self.bindings: dict[int, dict[str, list[tuple[tuple[int, int], str | None]]]] = {}
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self._tree = tree
         self._block(tree.body, None, (), tree)
@@ -110,6 +114,7 @@ class _Index:
             self._block(stmt.body, function, loops, scope)
             return
         inner_loops = loops + (stmt,) if isinstance(stmt, _LOOPS) else loops
+        self._bindings(stmt, scope)
         if isinstance(stmt, ast.Assign):
             source = _view_of(stmt.value)
             if source is not None:
@@ -141,6 +146,23 @@ class _Index:
             elif isinstance(value, ast.AST):
                 self._expr(value, stmt, function, loops, scope)
 
+    def _bindings(self, stmt, scope) -> None:
+        """Record where ``stmt`` binds names, and to a view of which name's array."""
+        if isinstance(stmt, ast.Assign):
+            targets, source = stmt.targets, _view_of(stmt.value)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets, source = [stmt.target], _view_of(stmt.iter)  # (rows: views of it)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            targets, source = [stmt.target], None
+        else:
+            return
+        at = (stmt.lineno, stmt.col_offset)
+        table = self.bindings.setdefault(id(scope), {})
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Name):
+                    table.setdefault(t.id, []).append((at, source))
+
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
@@ -158,8 +180,10 @@ class _Index:
                 if name is not None:
                     self.calls.setdefault(name, []).append(_Site(n, stmt, function, loops))
                     for called, call in _lax_calls(name, n):
+                        # (a lax loop runs the body again: the loop call is a loop around it)
+                        around = loops + (n,) if name != "cond" else loops
                         self.calls.setdefault(called, []).append(
-                            _Site(call, stmt, function, loops)
+                            _Site(call, stmt, function, around)
                         )
 
 
@@ -167,7 +191,8 @@ def _lax_calls(name: str, call: ast.Call) -> list[tuple[str, ast.Call]]:
     """The calls a ``lax`` control-flow call makes of the functions it is given, by name, as
     calls at its own place: ``cond(p, t, e, *ops)`` calls ``t(*ops)`` and ``e(*ops)``,
     ``while_loop(c, b, init)`` ``b(init)``, ``fori_loop(lo, hi, b, init)`` ``b(i, init)``,
-    ``scan(b, init, xs)`` ``b(init, x)`` (an index or element: a new value). The conversion of
+    ``scan(b, init, xs)`` ``b(init, xs)`` (a loop index: a new value); a loop's call is a loop
+around the call it makes (what it is given is read again at each step). The conversion of
     an ``if`` or a loop moves a call into such a function: it is checked the same way there."""
     args = call.args
     if call.keywords or any(isinstance(a, ast.Starred) for a in args):
@@ -181,7 +206,7 @@ def _lax_calls(name: str, call: ast.Call) -> list[tuple[str, ast.Call]]:
     elif name == "fori_loop" and len(args) == 4:
         plan = [(args[2], [fresh, args[3]])]
     elif name == "scan" and len(args) >= 2:
-        plan = [(args[0], [args[1], fresh])]
+        plan = [(args[0], [args[1], args[2] if len(args) > 2 else fresh])]
     out = []
     for fn, passed in plan:
         if isinstance(fn, ast.Name):
@@ -255,24 +280,29 @@ def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
         caller = site.function.name if site.function is not None else "<module>"
         if arg is _UNKNOWN:
             return ReadAfterCall(caller, call.lineno, param)
-        base = _base_name(arg)
-        if base is None:
-            continue  # a value made for the call (`f(x * 2)`): no one else holds it
+        # (a tuple passed, as a lax loop's carry: each of its arrays)
+        elements = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
         stmt = site.stmt
         scope = site.function if site.function is not None else index._tree
-        if site.function is not None and base not in index.local.get(id(site.function), ()):
-            # the enclosing function's array (or a global): it may read it at any time
-            return ReadAfterCall(caller, call.lineno, base)
-        if _loaded_after(index, scope, stmt, call, base, site.loops):
-            return ReadAfterCall(caller, call.lineno, base)
         fn = site.function
-        if fn is not None and base in _positional(fn) + [a.arg for a in fn.args.kwonlyargs]:
-            # the array is the caller's own argument, changed in place (also where the caller
-            # rebinds its name to the result): the caller's callers must not look either
-            owner_method = bool(_positional(fn)) and _positional(fn)[0] in ("self", "cls")
-            found = _search(index, fn.name, _positional(fn), base, owner_method, seen)
-            if found is not None:
-                return found
+        for base in filter(None, map(_base_name, elements)):
+            if fn is not None and base not in index.local.get(id(fn), ()):
+                # the enclosing function's array (or a global): it may read it at any time
+                return ReadAfterCall(caller, call.lineno, base)
+            if _loaded_after(index, scope, stmt, call, arg, base, site.loops):
+                return ReadAfterCall(caller, call.lineno, base)
+            if fn is None:
+                continue
+            # the array is the caller's own argument (or unpacked from it: a lax loop's carry),
+            # changed in place, also where the caller rebinds its name to the result: the
+            # caller's callers must not look either
+            own = _positional(fn) + [a.arg for a in fn.args.kwonlyargs]
+            owner_method = bool(own) and own[0] in ("self", "cls")
+            p = _parameter_behind(index, fn, base, (stmt.lineno, stmt.col_offset), set(own))
+            if p is not None:
+                found = _search(index, fn.name, _positional(fn), p, owner_method, seen)
+                if found is not None:
+                    return found
     return None
 
 
@@ -347,6 +377,38 @@ def _rebinds(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
+def _parameter_behind(index, fn, name: str, at: tuple[int, int], params: set[str]) -> str | None:
+    """The parameter of ``fn`` whose array (or a view of it) ``name`` holds at ``at`` (the
+    statement of a call: what it assigns comes after the call): by the last assignment of
+    ``name`` before it (``x, y = carry``, ``row`` of ``for row in xs``), or
+    ``name`` itself where none is before it; None where ``name`` holds a value of its own."""
+    table = index.bindings.get(id(fn), {})
+    for _ in range(16):  # (a chain of views: a few links)
+        before = [b for b in table.get(name, ()) if b[0] < at]
+        if not before:
+            return name if name in params else None
+        place, source = max(before, key=lambda b: b[0])
+        if source is None:
+            return None
+        name, at = source, place
+    return None
+
+
+def _aliases_of(index, scope, name: str) -> set[str]:
+    """The names bound in ``scope`` to ``name``'s array or a view of it, each assigned only
+    there (a name assigned again may hold something else by then), through one another."""
+    aliases = index.aliases.get(id(scope), {})
+    stores = index.stores.get(id(scope), {})
+    shared: set[str] = set()
+    todo = [name]
+    while todo:
+        for other in aliases.get(todo.pop(), ()):
+            if other not in shared and other != name and stores.get(other) == 1:
+                shared.add(other)
+                todo.append(other)
+    return shared
+
+
 def _after(node, call: ast.Call) -> bool:
     end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
     return (node.lineno, node.col_offset) >= end
@@ -358,30 +420,31 @@ def _inside(node, outer) -> bool:
     return start <= (node.lineno, node.col_offset) < end
 
 
-def _loaded_after(index, scope, stmt, call, name, loops) -> bool:
-    """Whether ``name`` is loaded in ``scope`` after ``call`` (in ``stmt``), or anywhere in one
-    of the loops around it; where ``stmt`` assigns ``name``, only later in ``stmt`` itself."""
+def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
+    """Whether ``name`` is loaded in ``scope`` after ``call`` (in ``stmt``; ``arg``: what the
+    call is passed), or anywhere in one of the loops around it; where ``stmt`` assigns ``name``,
+    only later in ``stmt`` itself."""
     rebound = _rebinds(stmt, name)
     loads = index.loads.get(id(scope), {})
+    # what a loop around the call runs over holds the array whatever the name is bound to
+    # (`for v in x: x = f(x)` goes on over the changed array; a lax loop over its arguments)
+    sources = [
+        loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else loop
+        for loop in loops
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.Call))
+    ]
     for node in loads.get(name, ()):
-        if _inside(node, call):
-            continue  # the argument itself (`f(x)`, `f(x[i])`)
+        if _inside(node, arg):
+            continue  # the argument itself (`f(x)`, `f(x[i])`, a carry `(x, y)`)
+        if any(_inside(node, source) for source in sources):
+            return True
         if rebound:
             if _inside(node, stmt) and _after(node, call):
                 return True
         elif _after(node, call) or any(_inside(node, loop) for loop in loops):
             return True
-    # a name bound to the array (or a view of it) in the caller shows the change too: one
-    # assigned only there (a name assigned again may hold something else by then)
-    aliases = index.aliases.get(id(scope), {})
-    stores = index.stores.get(id(scope), {})
-    shared, todo = set(), [name]
-    while todo:
-        for other in aliases.get(todo.pop(), ()):
-            if other not in shared and other != name and stores.get(other) == 1:
-                shared.add(other)
-                todo.append(other)
-    for other in shared:
+    # a name bound to the array (or a view of it) in the caller shows the change too
+    for other in _aliases_of(index, scope, name):
         for node in loads.get(other, ()):
             if _after(node, call) or any(_inside(node, loop) for loop in loops):
                 return True

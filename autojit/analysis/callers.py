@@ -23,8 +23,12 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
   as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
 - an array the caller does not own (a name of an enclosing function, a global) counts as read
   again: its owner may read it at any time;
-- where ``v`` is the caller's own parameter, NumPy changes the array of the caller's callers
-  too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all).
+- where ``v`` is the caller's own parameter (or, by its last assignment before the call, a
+  name unpacked or viewed from one: ``x, y = carry``), NumPy changes the array of the caller's
+  callers too: the question passes on to them (``return f(v)``, ``v = f(v)`` and all); a tuple
+  passed (a carry) passes each of its arrays;
+- code after a ``return`` / ``raise`` / ``break`` / ``continue`` never runs: its calls and reads
+  do not count (a conversion drops that code).
 
 A function handed to ``lax.cond`` / ``while_loop`` / ``fori_loop`` / ``scan`` counts as called
 there with the operands (the conversion of an ``if`` or a loop puts calls in such functions).

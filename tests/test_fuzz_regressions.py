@@ -1341,3 +1341,18 @@ def test_helper_changing_the_array_a_loop_runs_over() -> None:
     out = check(src)
     assert any(r.startswith("AJ908") for r in out.refusals), out.report()
     assert "scan" in out.converted
+
+
+def test_item_update_is_no_binding_of_its_names() -> None:
+    """`y[:k] = x[0]` binds no name: `y` (and `k`) were taken for views of `x` bound there, so
+    `x = h(x, a)` refused `h` because `y` is read later, and converting the output (where the
+    update is `y = y.at[:k].set(x[0])`) converted it."""
+    src = HELPER + (
+        "def f(x, y, a, k):\n"
+        "    y = h(y, a)\n"
+        "    y[:k] = x[0]\n"
+        "    x = h(x, a)\n"
+        "    return x, y\n"
+    )
+    out = check(src)
+    assert not any(r.startswith("AJ908") for r in out.refusals), out.report()

@@ -127,7 +127,7 @@ class _Index:
                     t.id
                     for target in stmt.targets
                     for t in ast.walk(target)
-                    if isinstance(t, ast.Name) and t.id != source
+                    if type(t) is ast.Name and type(t.ctx) is ast.Store and t.id != source
                 )
         for field, value in ast.iter_fields(stmt):
             if field in ("body", "orelse", "finalbody"):
@@ -164,7 +164,7 @@ class _Index:
         table = self.bindings.setdefault(id(scope), {})
         for target in targets:
             for t in ast.walk(target):
-                if isinstance(t, ast.Name):
+                if type(t) is ast.Name and type(t.ctx) is ast.Store:  # (not `y` of `y[i] = v`)
                     table.setdefault(t.id, []).append((at, source))
 
     def _expr(self, node, stmt, function, loops, scope) -> None:
@@ -372,7 +372,7 @@ def _rebinds(stmt: ast.stmt, name: str) -> bool:
     every read after it reads the new value, not the array the call changed."""
     if isinstance(stmt, ast.Assign):
         return any(
-            isinstance(t, ast.Name) and t.id == name
+            type(t) is ast.Name and type(t.ctx) is ast.Store and t.id == name
             for target in stmt.targets
             for t in ast.walk(target)
         )

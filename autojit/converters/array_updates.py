@@ -296,10 +296,13 @@ def _read_after_call(ctx: Context, param: str) -> ReadAfterCall | None:
     if param not in memo:
         tree = getattr(ctx.source, "tree", None)
         fn = ctx.fn
+        text = ctx.source.text_
         if tree is None or not getattr(fn, "_aj_orig", False) or jax_decorated(fn, ctx.scope):
             # (a function autojit made is called only where it made it; callers of a jitted
             # or transformed one never see their arrays change)
             memo[param] = None
+        elif text.isascii() and len(re.findall(rf"\b{re.escape(fn.name)}\b", text)) <= 1:
+            memo[param] = None  # its name is written once, at its `def`: nothing calls it
         else:
             params = [a.id for a in fn.args.posonlyargs + fn.args.args]
             method = bool(params) and params[0] in ("self", "cls")

@@ -126,9 +126,9 @@ def _copy_leafy(node):
     return new
 
 
-@functools.lru_cache(maxsize=512)
 def _parsed(template: str, mode: str) -> ast.AST:
-    """The template parsed once (an ast tree, never changed: each use converts it afresh)."""
+    """The template parsed (once: only `_master`, which keeps the gast tree, calls this; a cache
+    here would keep a second, never-read tree per template alive in the user's process)."""
     text = textwrap.dedent(template)
     return ast.parse(text.strip("\n") if mode == "exec" else text.strip(), mode=mode)
 

@@ -535,6 +535,21 @@ def test_update_of_an_argument_no_caller_reads_after_is_rewritten(name):
     assert not [r for r in c.refusals if r.code == "AJ908"]
 
 
+def test_callers_index_does_not_keep_modules_alive():
+    """The callers index refers to its module's nodes: kept in a table keyed by the module
+    (even weakly), it kept every module ever indexed alive, so an editor server converting on
+    each save grew without end. Repeated conversions leave no index (or tree) behind."""
+    import gc
+
+    from autojit.analysis import callers
+
+    src = HEADER + READ_AFTER["result-ignored"]
+    for i in range(5):
+        assert [r for r in convert(src + f"# {i}\n").refusals if r.code == "AJ908"]
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is callers._Index]
+
+
 def test_callers_of_a_jitted_function_do_not_count():
     """A caller of a jitted (or otherwise transformed) function calls the transformed one,
     which never changes its arrays: its reading them after the call is no reason to refuse."""

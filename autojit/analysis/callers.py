@@ -39,7 +39,6 @@ a jitted function's inputs are never changed, and its caller uses what it return
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -220,13 +219,13 @@ around the call it makes (what it is given is read again at each step). The conv
     return out
 
 
-_indexes: weakref.WeakKeyDictionary[ast.Module, _Index] = weakref.WeakKeyDictionary()
-
-
 def _index(tree: ast.Module) -> _Index:
-    index = _indexes.get(tree)
+    """The module's callers index, made once and kept on the tree itself: it refers to the
+    tree's nodes, so a table keyed by the tree (even weakly) would keep every module ever
+    indexed alive (an editor server converting on each save would grow without end)."""
+    index = tree.__dict__.get("_aj_callers_index")
     if index is None:
-        index = _indexes[tree] = _Index(tree)
+        index = tree._aj_callers_index = _Index(tree)  # type: ignore[attr-defined]
     return index
 
 

@@ -197,7 +197,7 @@ def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
         edits.extend(_function_edits(fc, node, sites, scope, src, namer, notes, nl))
 
     if namer.imports:
-        edits.append(_import_edit(tree, src, text, nl, namer.imports))
+        edits.append(_import_edit(tree, src, text, nl, namer.imports, scope.last_import_end))
     for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: e.start] + e.text + text[e.end :]
     return text, notes
@@ -433,11 +433,15 @@ def _merge(
     return edits
 
 
-def _import_edit(tree: ast.Module, src: SourceText, text: str, nl: str, lines: list[str]) -> _Edit:
+def _import_edit(
+    tree: ast.Module, src: SourceText, text: str, nl: str, lines: list[str], last_import_end: int
+) -> _Edit:
+    """The imports go after the file's last import (``last_import_end``, from the module scope:
+    after a `try: import ... except ImportError:` block too, not before it), else after the
+    module docstring."""
     block = nl.join(lines) + nl
-    imports = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
-    if imports:
-        after = max(s.end_lineno or s.lineno for s in imports)
+    if last_import_end:
+        after = last_import_end
     else:
         after = 0
         body = tree.body

@@ -159,8 +159,9 @@ def convert_source(
         )
         result = _convert_function(cand, src, scope, names, options, filename, declared)
         conversion.functions.append(result)
-    if names.needed and any(f.changed for f in conversion.functions):
-        _insert_imports(src, scope, names.needed, text)
+    needed = _still_needed(names.needed, conversion.functions)
+    if needed:
+        _insert_imports(src, scope, needed, text)
     conversion.text = src.result()
     # per-function new text (after imports were inserted, positions are by function span)
     return conversion
@@ -564,6 +565,25 @@ def _depth(root, target) -> int:
         return None
 
     return walk(root, 0) or 0
+
+
+def _still_needed(needed: set[str], functions: list[FunctionConversion]) -> set[str]:
+    """The imports to add: those the changed functions' new text uses (a rewrite may have been
+    taken back after it asked for its module, as in a refused `if` whose test is put back)."""
+    texts = [f.new_text for f in functions if f.changed]
+    if not needed or not texts:
+        return set()
+    words = {m: _IMPORT_WORD.get(m) for m in needed}
+    uses = {w: any(_word_in(t, w) for t in texts) for w in set(words.values()) if w is not None}
+    return {m for m, w in words.items() if w is None or uses[w]}
+
+
+# the word that code using a module added by `_insert_imports` writes
+_IMPORT_WORD = {"jax": "jax", "jax.lax": "jax", "jax.numpy": "jnp"}
+
+
+def _word_in(text: str, word: str) -> bool:
+    return next(_word_at(text, word), None) is not None
 
 
 def _insert_imports(src: SourceText, scope: ModuleScope, needed: set[str], text: str) -> None:

@@ -864,6 +864,37 @@ def test_assert_alone_on_traced_value_reported():
     assert c.text == text
 
 
+REFUSED_TEST_WITH_TERNARY = {
+    "if": (
+        "def f(x, a):\n    s = 0.0\n    if (s if a < -1 else a) > 0:\n"
+        "        raise ValueError('no')\n    else:\n        s = 2.0\n    return x, s\n"
+    ),
+    "elif-after-return": (
+        "def f(x, a):\n    s = 0.0\n    if a > 0:\n        return x, s\n"
+        "    elif (s if a < -1 else a) > 0:\n        raise ValueError('no')\n"
+        "    else:\n        s = 2.0\n    return x, s\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_TEST_WITH_TERNARY))
+def test_refused_if_keeps_its_test_as_written(name):
+    """A refused `if` stays Python as written: a ternary in its test was rewritten to
+    `lax.cond` (and AJ104 reported, `import jax` added) though the `if` around it fails under jit
+    all the same; the line to fix no longer read as the user wrote it."""
+    from tests.fuzz.oracle import _refused_kept
+
+    text = "import jax.numpy as jnp\n\n\n" + REFUSED_TEST_WITH_TERNARY[name]
+    c = convert(text)
+    assert [r for r in c.refusals if r.code == "AJ911"]
+    assert not [ch for ch in c.changes if ch.code == "AJ104"], c.changes
+    assert "(s if a < -1 else a) > 0:" in c.text
+    assert "import jax\n" not in c.text
+    assert _refused_kept(text, c.text, c.refusals) is None
+    if name == "if":
+        assert c.text == text
+
+
 def test_int_array_against_true_division():
     text = (
         HEADER

@@ -97,6 +97,9 @@ class _Conditionals:
         self.shape_hint: dict[object, str] = {}
         # ifs whose returns could not be brought to one exit (already reported)
         self.lift_failed: set[object] = set()
+        # `if`/`while` statements whose test had values rewritten in it -> how to put it back
+        # (fields set, in order) and the changes reported for it
+        self.test_rewrites: dict[object, tuple[list, list]] = {}
         # the branch functions made here, by id; kept alive, so that an id is not reused by a later
         # node (a freed function's id given to an Assign made `id(st) in created` true)
         self.created: dict[int, object] = {}
@@ -121,6 +124,7 @@ class _Conditionals:
                 self._convert_if(s, block)
             except _Refused as r:
                 self.ctx.refuse(r.code, r.node, r.reason)
+                self._keep_test(s)
             # the statements around it hold new code now: their memoised activity is stale
             cache = getattr(self.an.activity, "_cache", None)
             if cache is not None:
@@ -133,6 +137,19 @@ class _Conditionals:
         # a function with nothing else to report stays silent (so `autojit check` is clean)
         if all(c.code == "AJ100" for c in self.ctx.changes) and not self.ctx.refusals:
             self.ctx.changes[:] = []
+
+    def _keep_test(self, s) -> None:
+        """A refused `if` stays Python, as written: the values rewritten inside its test are
+        put back, and their changes are not reported (its test is traced, so the `if` fails
+        under jit either way: a half-rewritten test only hides the line the user must fix)."""
+        entry = self.test_rewrites.pop(s, None)
+        if entry is None:
+            return
+        undo, reported = entry
+        for node, fname, old in reversed(undo):
+            setattr(node, fname, old)
+        dropped = set(map(id, reported))
+        self.ctx.changes[:] = [c for c in self.ctx.changes if id(c) not in dropped]
 
     def _loops_in_branches(self) -> None:
         """A loop moved into a branch function may carry a value that is traced there (a
@@ -413,7 +430,11 @@ class _Conditionals:
                     continue
                 if isinstance(s, (gast.If, gast.While)) and fname == "test":
                     # the test itself becomes the predicate; the values inside it are values
-                    setattr(s, fname, _rewrite_test(rw, val))
+                    undo: list = [(s, "test", val)]
+                    n_changes = len(self.ctx.changes)
+                    s.test = _rewrite_test(rw, val, undo)
+                    if len(undo) > 1 or s.test is not val:
+                        self.test_rewrites[s] = (undo, self.ctx.changes[n_changes:])
                     continue
                 # (an expression with no ternary, and/or, `not` or chained comparison is left
                 # as it is, without the visit)
@@ -1429,26 +1450,32 @@ class _Conditionals:
         return True
 
 
-def _rewrite_test(rw: gast.NodeTransformer, node):
+def _rewrite_test(rw: gast.NodeTransformer, node, undo: list):
     """An `if`/`while` test with its truth structure kept (`and`/`or`/`not` and comparisons at
     its top become the predicate, see ``pred``) and every value inside it rewritten by ``rw``
-    (ternaries, and chained comparisons or `and`/`or` inside a call, on traced values)."""
+    (ternaries, and chained comparisons or `and`/`or` inside a call, on traced values).
+    ``undo`` gets (node, field, old value) for each field set, to put the test back as written
+    where its `if` is then refused."""
     if isinstance(node, gast.BoolOp):
-        values = [_rewrite_test(rw, v) for v in node.values]
+        values = [_rewrite_test(rw, v, undo) for v in node.values]
         if any(a is not b for a, b in zip(values, node.values, strict=True)):
+            undo.append((node, "values", node.values))
             node.values = values
         return node
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-        operand = _rewrite_test(rw, node.operand)
+        operand = _rewrite_test(rw, node.operand, undo)
         if operand is not node.operand:
+            undo.append((node, "operand", node.operand))
             node.operand = operand
         return node
     if isinstance(node, gast.Compare):
         left = rw.visit(node.left)
         comparators = [rw.visit(c) for c in node.comparators]
         if left is not node.left:
+            undo.append((node, "left", node.left))
             node.left = left
         if any(a is not b for a, b in zip(comparators, node.comparators, strict=True)):
+            undo.append((node, "comparators", node.comparators))
             node.comparators = comparators
         return node
     return rw.visit(node)

@@ -243,7 +243,16 @@ class ValueAnalysis:
 
     def bind(self, target, v: Value, env: Env, value_node) -> None:
         if isinstance(target, gast.Name):
-            env[target.id] = v
+            name = target.id
+            for other, ov in env.items():
+                # a fact about the array the name held is not one about its new value: `m = x > 0;
+                # x = jnp.stack(...)` leaves m without x's shape (nor is `y = x` the new x)
+                if ov.shape_of == name or ov.alias_of == name:
+                    env[other] = ov._replace(
+                        shape_of=None if ov.shape_of == name else ov.shape_of,
+                        alias_of=None if ov.alias_of == name else ov.alias_of,
+                    )
+            env[name] = v
         elif isinstance(target, (gast.Tuple, gast.List)):
             elts = None
             if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(

@@ -22,6 +22,7 @@ import gast
 
 from ..analysis import Kind, Value, dotted_name
 from ..analysis.callers import ReadAfterCall, argument_read_after_call
+from ..analysis.sharing import Sharing
 from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
@@ -45,12 +46,16 @@ def convert(ctx: Context) -> None:
     returns_value = False
     returned_names: set[str] = set()
     for s in walk_statements(fn.body):
-        if type(s) is gast.Return and s.value is not None:
-            returns_value = True
+        if type(s) is gast.Return and s.value is not None and not _is_none(s.value):
+            returns_value = True  # (`return None` returns nothing, as a bare `return` does)
             returned_names.update(n.id for n in walk(s.value) if type(n) is gast.Name)
     for owner, field, stmt in _subscript_updates(fn.body):
         _update_statement(ctx, owner, field, stmt, returns_value, returned_names)
     _user_at_with_mask(ctx)
+
+
+def _is_none(node) -> bool:
+    return type(node) is gast.Constant and node.value is None
 
 
 def _subscript_updates(stmts):
@@ -217,22 +222,28 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
             f"cannot change the outer array",
         )
         return
-    # NumPy view semantics: another name that shares x's memory sees the update; a copy won't
-    aliases = _aliases(ctx, x, stmt)
-    if aliases:
-        ctx.refuse(
-            "AJ901",
-            stmt,
-            f"`{aliases[0]}` refers to the same array as `{x}` and is read "
-            f"after this update; with immutable arrays it would keep the old values",
-        )
-        return
     if x in an.params and not returns_value:
         ctx.refuse(
             "AJ902",
             stmt,
             f"`{ctx.fn.name}` only mutates its argument `{x}` and returns "
             f"nothing; a jitted function cannot mutate its input: return `{x}` instead",
+        )
+        return
+    # NumPy view semantics: another name that shares x's memory sees the update; a copy won't
+    aliases, direct = _aliases(ctx, x, stmt)
+    if aliases:
+        ctx.refuse(
+            "AJ901",
+            stmt,
+            (
+                f"`{aliases[0]}` refers to the same array as `{x}`"
+                if direct
+                else f"`{aliases[0]}` may hold `{x}`'s array (or a view of it, or a container "
+                f"with it)"
+            )
+            + " and is read after this update; with immutable arrays it would keep the old "
+            "values",
         )
         return
     if x in an.params:
@@ -391,7 +402,11 @@ def _is_array_target(ctx, t, stmt) -> bool:
     return v.kind in (Kind.TRACED, Kind.UNKNOWN)
 
 
-def _aliases(ctx: Context, x: str, stmt) -> list[str]:
+def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
+    """The other names that may hold x's array (or a container or view of it) and are read
+    after the update: the values analysis's `y = x` at this point, and every name the
+    function may bind to what x holds anywhere (`Sharing`: tuples, containers, branches,
+    loops, helpers that may return their argument)."""
     env = ctx.analysis.env_before(stmt)
     live = ctx.analysis.live_out(stmt)
     out = []
@@ -402,7 +417,13 @@ def _aliases(ctx: Context, x: str, stmt) -> list[str]:
         if val.alias_of == x or (mine is not None and mine.alias_of == other):
             if other in live:
                 out.append(other)
-    return out
+    if out:
+        return out, True
+    sharing = ctx.__dict__.get("_aj_sharing")
+    if sharing is None or sharing[0] is not ctx.analysis:
+        sharing = (ctx.analysis, Sharing(ctx.fn, ctx.analysis, ctx.scope))
+        ctx._aj_sharing = sharing  # type: ignore[attr-defined]
+    return sorted(n for n in sharing[1].shared_with(x) if n in live), False
 
 
 def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
@@ -449,9 +470,14 @@ def _paren(node):
 
 
 def _mask_value(ctx, stmt, x, mask, value) -> tuple[object, bool]:
-    """The value to select where the mask holds, and whether it is safe (scalar or same-mask)."""
+    """The value to select where the mask holds, and whether it is safe (scalar or same-mask).
+
+    `y[mask]` stands for `y` only where the mask has x's own shape (then `y` has it too); a
+    mask over x's leading axes may select from a `y` of the mask's shape, whose `y[mask]`
+    NumPy broadcasts along x's last axis: `jnp.where` would spread `y` along the mask's."""
     if isinstance(value, gast.Subscript) and _same_dump(value.slice, mask):
-        return value.value, True
+        if _mask_has_shape_of(ctx, stmt, x, mask):
+            return value.value, True
     v = ctx.analysis.value(value, stmt)
     if v.scalar is True:
         return value, True
@@ -490,10 +516,15 @@ def _same_dump(a, b) -> bool:
     return repr(a) == repr(b)
 
 
+def _mask_has_shape_of(ctx, stmt, x: str, mask) -> bool:
+    """Whether the mask is known to have exactly x's shape (`m = x > 0`, x not rebound since)."""
+    mv = ctx.analysis.value(mask, stmt)
+    return mv.shape_of == x or (isinstance(mask, gast.Name) and mask.id == x)
+
+
 def _mask_expr(ctx, stmt, x: str, mask):
     """The mask, broadcast against x: NumPy's `x[mask]` selects along x's leading axes."""
-    mv = ctx.analysis.value(mask, stmt)
-    if mv.shape_of == x or (isinstance(mask, gast.Name) and mask.id == x):
+    if _mask_has_shape_of(ctx, stmt, x, mask):
         return mask
     return replace_expr("MASK.reshape(MASK.shape + (1,) * (X.ndim - MASK.ndim))", MASK=mask, X=x)
 
@@ -547,14 +578,16 @@ def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
         )
         return
     m = _mask_expr(ctx, stmt, x, index)
-    where_value = f"X {sym} VALUE" if op else "VALUE"
+    where_value = f"X {sym} SELECTED" if op else "SELECTED"
+    # (`y[index]` stands for `y` where the index is a mask, never for the integer form)
     new = replace(
         f"X = {jnp}.where(MASK, {where_value}, X).astype(X.dtype) "
         f"if {jnp}.result_type(INDEX) == {jnp}.bool_ else X.at[INDEX].set({at_value})",
         X=x,
         MASK=m,
         INDEX=index,
-        VALUE=value if op is None else stmt.value,
+        SELECTED=value,
+        VALUE=stmt.value,
     )
     _replace_stmt(ctx, owner, field, stmt, new)
     ctx.change(

@@ -193,6 +193,11 @@ class _Rewriter(StatementExpressionRewriter):
         if mv.scalar is True:
             return None
         if mv.dtype is None and isinstance(mask, gast.Name) and mv.kind is Kind.TRACED:
+            if an.values.enclosing:
+                # a nested function's `x[i]`: its caller gives `i` (a lax loop's index or carry,
+                # autojit's own loop bodies): integers work as written, a mask fails loudly
+                # (as for `.at[i]` in array_updates); the first conversion knew `i` an int
+                return None
             # a parameter (or a value of unknown dtype) may be a boolean mask or integer indices:
             # chosen by its dtype at trace time, the integer form kept as written
             return name(x.id), name(mask.id), mask.id == x.id, True

@@ -1,0 +1,316 @@
+"""Which names of a function may hold the same array (or a container holding it): NumPy's
+meaning of an item update is in place, so every such name sees it.
+
+The values analysis follows the plain cases flow by flow (``y = x``, ``y = x[1:]``, ``y = x.T``)
+and keeps one name per value. This analysis is its conservative complement: flow-insensitive
+(every binding of the function at once, in any order, in loops too), it joins two names
+whenever one may be bound to an object reachable from the other:
+
+- ``a = b``, ``a = b[...]`` (a row or a view), ``a = b.attr``, ``a = b.reshape(...)`` and the
+  other view methods, ``a = jnp.reshape(b, ...)`` and the other view functions, ``a = c if t
+  else b``, ``a = b or c``, ``(a := b)``, ``a, c = b, d`` (pairwise), ``a = (b, s)`` / ``[b]`` /
+  ``{"k": b}`` (containers), ``for a in (b, c)`` / ``for a in b`` (rows), ``with b as a``;
+- ``a = g(b)`` for a function not from jax or numpy (it may return its argument), and
+  ``a = c.get(b)`` for a method of an object that is not an array;
+- ``c.append(b)`` (any method of a non-array object given ``b``), ``c[k] = b`` / ``c.k = b``
+  into a non-array object, ``def g(a=b)`` (a default holds the object).
+
+Arithmetic, reductions, array methods and jax / numpy functions make new arrays. The price of
+being flow-insensitive: ``y = x`` then ``y = y * 2`` still joins ``y`` and ``x``, so an update of
+``y`` is refused where ``x`` is read after it (a refusal, never a wrong answer).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
+
+# jax.numpy / numpy functions whose result may be (a view of) their first argument
+VIEW_FUNCTIONS = frozenset(
+    """asarray reshape ravel transpose swapaxes moveaxis squeeze expand_dims atleast_1d
+    atleast_2d atleast_3d diagonal broadcast_to matrix_transpose permute_dims rollaxis
+    asanyarray ascontiguousarray real imag""".split()
+)
+# builtins that return a new object (a number, a bool, a string, a range...)
+_FRESH_BUILTINS = frozenset(
+    """len float int bool abs round str repr range isinstance issubclass hasattr callable type
+    print id hash format ord chr divmod pow all any sum min max sorted""".split()
+)
+_ARRAYS = (Kind.TRACED, Kind.NUMPY)
+_BUILTINS = frozenset(dir(builtins))
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
+
+
+class Sharing:
+    """Groups of names that may share an object, for one function (and the functions nested
+    in it, their names taken as its own)."""
+
+    def __init__(self, fn, analysis, scope) -> None:
+        self._an, self._scope = analysis, scope
+        self._local_names = analysis.values.locals
+        self._parent: dict[str, str] = {}
+        stack = list(fn.body)
+        while stack:
+            s = stack.pop()
+            self._statement(s)
+            if isinstance(s, gast.ClassDef):
+                continue
+            # (a nested function's body too, its names taken as the function's own: more
+            # joined, never fewer; autojit's own branch and loop-body functions are read so,
+            # which keeps what converting its output again refuses the same)
+            for f in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(s, f, None) or ())
+            for h in getattr(s, "handlers", None) or ():
+                stack.extend(h.body)
+
+    # -- union-find ------------------------------------------------------------------------
+    def _root(self, n: str) -> str:
+        parent = self._parent
+        while parent.get(n, n) != n:
+            parent[n] = parent.get(parent[n], parent[n])
+            n = parent[n]
+        return n
+
+    def _join(self, a: str, refs: set[str]) -> None:
+        ra = self._root(a)
+        for b in refs:
+            rb = self._root(b)
+            if rb != ra:
+                self._parent[rb] = ra
+
+    def shared_with(self, name: str) -> set[str]:
+        """The other names that may hold ``name``'s object (or hold it inside them)."""
+        root = self._root(name)
+        return {n for n in self._parent if n != name and self._root(n) == root} | (
+            {root} if root != name else set()
+        )
+
+    # -- statements ------------------------------------------------------------------------
+    def _statement(self, s) -> None:
+        for node in _expression_nodes(s):
+            if type(node) is gast.NamedExpr and isinstance(node.target, gast.Name):
+                self._join(node.target.id, self._refs(node.value, s))
+            elif type(node) is gast.Call:
+                self._method_call(node, s)
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                self._bind(t, s.value, s)
+        elif isinstance(s, gast.AnnAssign) and s.value is not None:
+            self._bind(s.target, s.value, s)
+        elif isinstance(s, gast.AugAssign):
+            if isinstance(s.target, gast.Name):
+                if not self._is_array(s.target, s):  # `xs += [b]`: the list holds b
+                    self._join(s.target.id, self._refs(s.value, s))
+            else:
+                self._bind(s.target, s.value, s)
+        elif isinstance(s, (gast.For, gast.AsyncFor)):
+            # (the rows of an array, `for row in x` / `enumerate(x)` / `zip(x, y)`, are the
+            # values analysis's: each iteration takes a row of x as it is then)
+            if not (isinstance(s.iter, gast.Name) and self._is_array(s.iter, s)) and not (
+                isinstance(s.iter, gast.Call)
+                and _dotted(s.iter.func) in ("enumerate", "zip")
+                and all(isinstance(a, gast.Name) and self._is_array(a, s) for a in s.iter.args)
+            ):
+                self._bind_all(s.target, self._refs(s.iter, s))
+        elif isinstance(s, (gast.With, gast.AsyncWith)):
+            for item in s.items:
+                if item.optional_vars is not None:
+                    self._bind_all(item.optional_vars, self._refs(item.context_expr, s))
+        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            defaults = [*s.args.defaults, *(d for d in s.args.kw_defaults if d is not None)]
+            for d in defaults:
+                self._join(s.name, self._refs(d, s))
+
+    def _bind(self, target, value, s) -> None:
+        if isinstance(target, gast.Name):
+            self._join(target.id, self._refs(value, s))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if (
+                isinstance(value, (gast.Tuple, gast.List))
+                and len(value.elts) == len(target.elts)
+                and not any(isinstance(e, gast.Starred) for e in [*value.elts, *target.elts])
+            ):
+                for t, v in zip(target.elts, value.elts, strict=True):
+                    self._bind(t, v, s)
+            else:
+                self._bind_all(target, self._refs(value, s))
+        elif isinstance(target, gast.Starred):
+            self._bind(target.value, value, s)
+        elif isinstance(target, (gast.Subscript, gast.Attribute)):
+            base = _base_name(target)
+            if base is not None and not self._is_array(
+                gast.Name(id=base, ctx=gast.Load(), annotation=None, type_comment=None), s
+            ):
+                self._join(base, self._refs(value, s))  # `c[k] = b`: the container holds b
+
+    def _bind_all(self, target, refs: set[str]) -> None:
+        for node in gast.walk(target):
+            if type(node) is gast.Name:
+                self._join(node.id, refs)
+            elif isinstance(node, (gast.Subscript, gast.Attribute)):
+                base = _base_name(node)
+                if base is not None:
+                    self._join(base, refs)
+
+    def _method_call(self, call, s) -> None:
+        """`c.append(b)`: a method of a non-array object given a value may keep it."""
+        f = call.func
+        if not isinstance(f, gast.Attribute) or not (call.args or call.keywords):
+            return
+        base = _base_name(f.value)
+        if base is None or self._is_array(f.value, s) or self._module_name(base):
+            return
+        refs: set[str] = set()
+        for a in [*call.args, *(k.value for k in call.keywords)]:
+            refs |= self._refs(a, s)
+        self._join(base, refs)
+
+    # -- what an expression may hand out ---------------------------------------------------
+    def _refs(self, node, s) -> set[str]:
+        t = type(node)
+        if t is gast.Name:
+            return set() if self._module_name(node.id) else {node.id}
+        if t is gast.Subscript or t is gast.Starred:
+            return self._refs(node.value, s)
+        if t is gast.Attribute:
+            if node.attr in STATIC_ATTRIBUTES:
+                return set()  # `x.shape`, `x.dtype`: no array in them
+            if node.attr not in _VIEW_ATTRIBUTES and self._is_array(node.value, s):
+                return set()
+            return self._refs(node.value, s)  # `x.T`, `obj.buf`
+        if t is gast.NamedExpr:
+            return self._refs(node.value, s)
+        if t is gast.IfExp:
+            return self._refs(node.body, s) | self._refs(node.orelse, s)
+        if t is gast.BoolOp:
+            return set().union(*(self._refs(v, s) for v in node.values))
+        if t in (gast.Tuple, gast.List, gast.Set):
+            return set().union(*(self._refs(e, s) for e in node.elts))
+        if t is gast.Dict:
+            return set().union(*(self._refs(v, s) for v in node.values))
+        if t in (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp, gast.Lambda):
+            # (every name it reads: an element, a default, may be one of them)
+            return {n.id for n in gast.walk(node) if type(n) is gast.Name} - set(
+                _comprehension_targets(node)
+            )
+        if t is gast.Call:
+            return self._call_refs(node, s)
+        return set()  # arithmetic, comparisons, constants, f-strings: new objects
+
+    def _call_refs(self, call, s) -> set[str]:
+        f = call.func
+        args = [*call.args, *(k.value for k in call.keywords)]
+        name = _dotted(f)
+        if name is not None:
+            head = name.split(".")[0]
+            qual = self._scope.qualified(name) if head not in self._local_names else None
+            if qual is not None and (qual.startswith("jax.") or qual.startswith("numpy.")):
+                leaf = qual.rsplit(".", 1)[-1]
+                if leaf in VIEW_FUNCTIONS and call.args:
+                    return self._refs(call.args[0], s)
+                if qual.startswith("jax.lax."):
+                    # `lax.cond(p, lambda: x, lambda: z)`, a loop's carry: what the branches
+                    # and bodies are given may come back (autojit writes a ternary so)
+                    return set().union(*(self._refs(a, s) for a in args))
+                if leaf == "where" and len(call.args) == 3:
+                    # (autojit writes `y = flag and x` as `jnp.where(flag, x, flag)`)
+                    return self._refs(call.args[1], s) | self._refs(call.args[2], s)
+                return set()
+            if "." not in name and name in _FRESH_BUILTINS and name not in self._local_names:
+                if not self._scope.binds(name):
+                    return set()
+        if isinstance(f, gast.Attribute):
+            obj = f.value
+            if f.attr in _VIEW_METHODS or f.attr == "view" or _no_copy(call):
+                return self._refs(obj, s)
+            if self._is_array(obj, s) or _is_at(obj):
+                return set()  # an array's method (or `.at[i].set`) makes a new array
+            out = self._refs(obj, s)  # `d.get(k)`, `xs.pop()`: what the object holds
+        else:
+            out = set()
+        for a in args:
+            out |= self._refs(a, s)  # a user's function may return its argument
+        return out
+
+    def _is_array(self, node, s) -> bool:
+        try:
+            return self._an.value(node, s).kind in _ARRAYS
+        except Exception:  # noqa: BLE001 - a node the analysis has no value for: not known
+            return False
+
+    def _module_name(self, name: str) -> bool:
+        """A module, an imported name, a module function or class, or a builtin (not bound in
+        the function): never one of the arrays or containers it works on."""
+        if name in self._local_names:
+            return False
+        scope = self._scope
+        return (
+            name in scope.modules
+            or name in scope.imported_names
+            or name in scope.functions
+            or name in scope.classes
+            or (name in _BUILTINS and not scope.binds(name))
+        )
+
+
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers"})
+
+
+def _expression_nodes(s):
+    """Every node of ``s``'s own expressions (not of the statements in its blocks, nor of a
+    nested function's or class's body)."""
+    if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        return
+    for field, value in gast.iter_fields(s):
+        if field in _BLOCKS:
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, gast.AST):
+                yield from gast.walk(v)
+
+
+def _no_copy(call) -> bool:
+    """`x.astype(dtype, copy=False)`: x itself where the dtype is x's."""
+    return any(
+        k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+        for k in call.keywords
+    )
+
+
+def _base_name(node) -> str | None:
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _is_at(node) -> bool:
+    return (
+        isinstance(node, gast.Subscript)
+        and isinstance(node.value, gast.Attribute)
+        and (node.value.attr == "at")
+    )
+
+
+def _dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _comprehension_targets(node):
+    for gen in getattr(node, "generators", ()) or ():
+        for n in gast.walk(gen.target):
+            if type(n) is gast.Name:
+                yield n.id
+    if isinstance(node, gast.Lambda):
+        for a in [*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs]:
+            if isinstance(a, gast.Name):
+                yield a.id

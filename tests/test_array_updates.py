@@ -585,6 +585,51 @@ def test_update_of_a_new_array_is_converted(name):
     assert not [r for r in c.refusals if r.code == "AJ901"]
 
 
+def test_ambiguous_index_keeps_the_value_index_in_its_integer_form():
+    """`x[idx] = y[idx]` with an index of unknown dtype: `y[idx]` stands for `y` in the mask
+    form only; the integer form wrote `.set(y)` (a permutation gave y reversed, silently)."""
+    src = HEADER + "def f(x, y, idx):\n    x[idx] = y[idx]\n    return x\n"
+    x, y = np.zeros(4, np.float32), np.array([10, 20, 30, 40], np.float32)
+    c = check(
+        src,
+        "f",
+        [((x, y, np.array([3, 2, 1, 0], np.int32)), {}), ((x, y, np.array([1, 1], np.int32)), {})],
+        expect_codes=["AJ304"],
+    )
+    assert "set(y[idx])" in c.text  # (a boolean idx fails loudly: its shape against x unknown)
+
+
+def test_return_none_only_mutates_its_argument():
+    """`return None` returns nothing, as a bare `return` does: the function's only effect is
+    the update of its argument (AJ902), which was rewritten away silently."""
+    c = convert(HEADER + "def f(x):\n    x[0] = 1.0\n    return None\n")
+    assert [r.code for r in c.refusals] == ["AJ902"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    m = y > 0\n    x[m] = y[m]\n    return x\n",  # a row mask: y[m] broadcast along rows
+        "    m = x > 0\n    x = jnp.stack([x, x, x], axis=1)\n    x[m] = 0.0\n    return x\n",
+    ],
+)
+def test_mask_shape_facts_hold_only_for_the_array_they_were_made_from(body):
+    """`y[m]` stood for `y` with a mask over x's leading axes (NumPy fills each selected row
+    with y[m]'s value), and `m = x > 0` kept "x's shape" after x was rebound to a 2-D array:
+    the mask spread along the wrong axis. Now the first is refused (AJ905: no static form)
+    and the second reshapes the mask; both give NumPy's answer or fail loudly."""
+    src = HEADER + "def f(x, y):\n" + body
+    x2 = np.zeros((4, 4), np.float32)
+    y1 = np.array([-1, 2, -1, -1], np.float32)
+    c = convert(src)
+    if "stack" in body:
+        check(src, "f", [((np.array([1, -1, 2, 0], np.float32), y1), {})], expect_codes=["AJ303"])
+    else:
+        assert [r.code for r in c.refusals] == ["AJ905"], c.refusals
+        assert "x[m] = y[m]" in c.text
+    assert x2 is not None
+
+
 def test_callers_index_does_not_keep_modules_alive():
     """The callers index refers to its module's nodes: kept in a table keyed by the module
     (even weakly), it kept every module ever indexed alive, so an editor server converting on

@@ -1851,3 +1851,21 @@ def test_exit_only_in_dead_code_makes_no_flag():
     conv, _, _ = _convert(src)
     assert "break_" not in conv.text and "continue_" not in conv.text
     assert {r.code for r in conv.refusals} == {"AJ919", "AJ932"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    v = 0.0\n    for v in x:\n        if v < 0:\n            break\n    return v\n",
+        "    i = 0\n    for i, v in enumerate(x):\n        if v < 0:\n            break\n    return i\n",
+    ],
+)
+def test_scan_that_breaks_with_its_variable_read_after_is_refused(body):
+    """A scan binds the loop variable to every element, the break flag guarding only the body:
+    after the loop `v` was the last element (5.0 where Python stops at -3.0), silently."""
+    from tests.fuzz.oracle import run
+
+    src = "import jax\nimport jax.numpy as jnp\n\ndef f(x: jax.Array):\n" + body
+    out = run(src, [(np.array([1, 2, -3, 4, 5], np.float32),)])
+    assert out.kind == "refused", (out.kind, out.detail)
+    assert any(r.startswith("AJ936") for r in out.refusals), out.refusals

@@ -276,6 +276,19 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
         _reanalyse(ctx)
         an = ctx.analysis
     has_exits = any(True for _ in _exits(loop.body))
+    if has_exits and plan.kind == "scan" and isinstance(loop, gast.For):
+        after = an.live_out(loop) | (an.live_in(loop.orelse[0]) if loop.orelse else set())
+        read = sorted(plan.targets & after)
+        if read and "break" in _has_exit(_live_prefix(loop.body)):
+            # a scan binds the loop variable to every element; the flag guards the body only
+            ctx.refuse(
+                "AJ936",
+                loop,
+                f"the loop variable `{read[0]}` is read after this loop, which can `break`: "
+                f"a scan gives it the last element, not the one it stopped at; assign it to "
+                f"a variable before the loop and in it, and read that",
+            )
+            return False
     if has_exits or plan.step is not None:
         if has_exits and not ctx.allowed("AJ205", loop):
             return False

@@ -895,6 +895,35 @@ def test_refused_if_keeps_its_test_as_written(name):
         assert c.text == text
 
 
+BOOLOP_SHAPES = {
+    "scalar-or-vector": (
+        "    y = (s or x) + 1\n    return y.sum()\n",
+        (F32(2.0), np.arange(1, 4, dtype=np.float32)),
+    ),
+    "and-gives-the-scalar": (
+        "    y = s > 0 and x\n    return y\n",
+        (F32(-1.0), np.arange(1, 4, dtype=np.float32)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOLOP_SHAPES))
+def test_and_or_on_operands_of_two_shapes_is_never_broadcast(name):
+    """`(s or x)` with a scalar `s` and a vector `x` is `s` in Python; `jnp.where(s, s, x)` gave
+    `s` spread to x's shape (the sum 9.0 where Python gives 3.0), silently. Where the operands'
+    shapes are not known to be one, `lax.cond` returns the operand as it is, and fails loudly
+    (at trace time) on two shapes."""
+    from tests.fuzz.oracle import run
+
+    body, args = BOOLOP_SHAPES[name]
+    out = run("import jax.numpy as jnp\n\ndef f(s, x):\n" + body, [args])
+    assert out.kind in ("converted", "jit-error"), (out.kind, out.detail)
+    assert (
+        "cond branches must have equal output types" in (out.detail or "")
+        or out.kind == "converted"
+    )
+
+
 def test_int_array_against_true_division():
     text = (
         HEADER
@@ -1122,9 +1151,7 @@ def test_static_operand_before_one_traced_one_is_kept_as_python():
     value as it is, which works under jit. Nothing to rewrite: the text is kept byte for byte
     and no AJ105 is reported (it was, with the line regenerated as `(x.ndim == 1) and ...`)."""
     text = HEADER + (
-        "def f(x, n):\n"
-        "    s = jnp.zeros(n)\n"
-        "    return x.ndim == 1 and x.sum() + s.sum()\n"
+        "def f(x, n):\n    s = jnp.zeros(n)\n    return x.ndim == 1 and x.sum() + s.sum()\n"
     )
     c = convert(text)
     assert "AJ105" not in {ch.code for ch in c.changes}
@@ -1187,7 +1214,8 @@ def scale_of(s, x):
     # each is reported where it stands (it fails under jit if what it tests is traced)
     kept = sorted((r.location.line, r.code) for r in c.refusals)
     assert kept == [(6, "AJ913"), (7, "AJ913"), (8, "AJ913"), (9, "AJ913"), (10, "AJ913")], kept
-    assert "jnp.where(s, s, 1.5)" in c.text
+    # (`s` of unknown shape: `jnp.where` would give a 1-element `s` for the 1.5, lax.cond does not)
+    assert "jax.lax.cond(s, lambda: s, lambda: jnp.asarray(1.5, jnp.result_type(s, 1.5)))" in c.text
     # (the file's refusals are names_of's, checked above)
     check_paths(
         text, "scale_of", calls((F32(0.0), F32(2.0)), (F32(3.0), F32(2.0))), refused=["AJ913"]

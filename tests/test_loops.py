@@ -1869,3 +1869,22 @@ def test_scan_that_breaks_with_its_variable_read_after_is_refused(body):
     out = run(src, [(np.array([1, 2, -3, 4, 5], np.float32),)])
     assert out.kind == "refused", (out.kind, out.detail)
     assert any(r.startswith("AJ936") for r in out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    h = 0\n    for i in range(20):\n        h = h * 31 + i\n    return x + h % 7\n",
+        "    n = 0\n    for i in range(30):\n        n = n + 1\n    return jnp.zeros(n) + x.sum()\n",
+    ],
+)
+def test_long_static_loop_of_python_arithmetic_stays_python(body):
+    """A loop of 20+ iterations computing only Python numbers unrolls nothing under jit (it
+    runs at trace time): as a fori_loop its ints became int32 and overflowed (`h * 31`: 4
+    where Python gives 7), or traced where a shape needs them."""
+    from tests.fuzz.oracle import run
+
+    src = "import jax.numpy as jnp\n\ndef f(x):\n" + body
+    out = run(src, [(np.array([1, 2, 3], np.float32),)])
+    assert out.kind == "converted", (out.kind, out.detail)
+    assert "fori_loop" not in out.converted

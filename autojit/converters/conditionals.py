@@ -1495,6 +1495,10 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
         raise _Refused("AJ919", s, _around_refused_reason(kept, what))
 
 
+def _number_literal(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
 # the nodes _ExprRewriter rewrites
 def _rewritable(root) -> bool:
     """Whether ``root`` holds a node that `_ExprRewriter` may rewrite (its other visits return
@@ -1598,10 +1602,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         test_v = self.conv.value(node.test, self.stmt)
         self.generic_visit(node)
         if not (test_v.traced or _mixed_boolop(self.conv, node.test, self.stmt)):
-            if (
-                self.conv.condition_kind(node.test, self.stmt) is Kind.UNKNOWN
-                and self.conv.ctx.allowed("AJ913", node)
-            ):
+            if self.conv.condition_kind(
+                node.test, self.stmt
+            ) is Kind.UNKNOWN and self.conv.ctx.allowed("AJ913", node):
                 self.conv.ctx.refuse(
                     "AJ913",
                     node.test,
@@ -1690,7 +1693,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 node, "it tests a field of a parameter, taken for a Python value (None, a number)"
             )
             return node
-        else:
+        elif all(c._same_shape(p, self.stmt, rest[-1], self.stmt) for p in rest[:-1]):
             out = rest[-1]
             for p in reversed(rest[:-1]):
                 if isinstance(node.op, gast.Or):
@@ -1699,6 +1702,28 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                     out = replace_expr(f"{jnp}.where(A, B, A2)", A=p, A2=copy_expr(p), B=out)
             msg = (
                 f"`{c._src(node)}` on traced values -> `{jnp}.where`, which returns an operand "
+                f"as Python's `{'or' if isinstance(node.op, gast.Or) else 'and'}` does"
+            )
+        else:
+            # operands not known to have one shape: `jnp.where` would broadcast the one it
+            # returns (`a or v`, a scalar `a`: Python gives `a`, where gave `a` spread to v's
+            # shape); `lax.cond` returns it as it is, and refuses two shapes loudly
+            out = rest[-1]
+            for p in reversed(rest[:-1]):
+                pred = c.pred(p, self.stmt)
+                mine, other = copy_expr(p), out
+                if _number_literal(other):
+                    # (one type for both branches: the one eager promotion gives `p or 1`)
+                    other = replace_expr(
+                        f"{jnp}.asarray(L, {jnp}.result_type(O, L2))",
+                        L=other,
+                        O=copy_expr(p),
+                        L2=copy_expr(other),
+                    )
+                t, f = (mine, other) if isinstance(node.op, gast.Or) else (other, mine)
+                out = replace_expr(f"{c.lax}.cond(P, lambda: T, lambda: F)", P=pred, T=t, F=f)
+            msg = (
+                f"`{c._src(node)}` on traced values -> `{c.lax}.cond`, which returns an operand "
                 f"as Python's `{'or' if isinstance(node.op, gast.Or) else 'and'}` does"
             )
         c.ctx.change("AJ105", node, msg)

@@ -427,6 +427,10 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
             if count < UNROLL_LIMIT and not _traced_exit(an, loop):
                 _keep(ctx, an, loop, f"{count} iterations, fewer than {UNROLL_LIMIT}")
                 return None
+            if not _body_traced(an, loop) and not _traced_exit(an, loop):
+                # Python arithmetic only (`h = h * 31 + i`): jit runs it at trace time and
+                # unrolls nothing; a fori_loop would make its ints int32 (and overflow)
+                return None
             what = (
                 f"`for` over a static range of {count} iterations -> `{lax}.fori_loop` "
                 f"(not unrolled)"

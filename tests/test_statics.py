@@ -403,3 +403,30 @@ def test_example_main_block_fails_before_and_runs_after_add_jit():
     with contextlib.redirect_stdout(out):
         exec(compile(new, EXAMPLE, "exec"), {"__name__": "__main__"})
     assert len(out.getvalue().strip().splitlines()) >= 10
+
+
+@pytest.mark.parametrize(
+    "test, static",
+    [
+        ("isinstance(s, float)", True),
+        ("isinstance(s, (int, float))", True),
+        ("type(s) is float", True),
+        ("isinstance(s, jax.Array)", False),
+    ],
+)
+def test_parameter_tested_for_a_python_type_is_static(test, static):
+    """`if isinstance(s, float):` is a static test, but traced, `s` is never a float: the
+    other branch ran under jit, silently (x + 1 where Python gives x * s). A parameter tested
+    for a Python scalar type is a static argument, whatever its other uses."""
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        f"def f(x, s):\n    if {test}:\n        y = x * s\n    else:\n        y = x + 1\n"
+        "    return y\n"
+    )
+    fc = autojit.convert_source(src, "m.py", all_functions=True).function("f")
+    assert ("s" in fc.static_argnames) is static, fc.static_arguments
+    if static:
+        ns: dict = {}
+        exec(compile(fc.new_text, "m.py", "exec"), {"jax": jax, "jnp": jax.numpy}, ns)
+        got = jax.jit(ns["f"], static_argnames=fc.static_argnames)(np.ones(3, np.float32), 2.0)
+        np.testing.assert_array_equal(np.asarray(got), [2.0, 2.0, 2.0])

@@ -526,6 +526,18 @@ def _flags_and_non_arrays(names: list, params: list[str], parents: dict, scope: 
                 (p, "it is called as a function (a callable is not an array)", callable_use[0])
             )
             continue
+        pytype_use = [n for k, n in occ if k == "pytype"]
+        if pytype_use:
+            # (whatever its other uses: traced, it would take the other path silently)
+            out.append(
+                (
+                    p,
+                    "it is tested for a Python type (`isinstance(s, float)`), which a traced "
+                    "argument never is",
+                    pytype_use[0],
+                )
+            )
+            continue
         if (
             kinds
             and kinds <= {"flag", "string", "neutral", "none-check"}
@@ -561,6 +573,22 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
                 return "callable"
             if any(kw.value is node and kw.arg in keywords for kw in parent.keywords):
                 return "callable"
+        if (
+            dotted_name(parent.func) == "isinstance"
+            and parent.args[:1] == [node]
+            and len(parent.args) == 2
+            and _python_scalar_types(parent.args[1], scope)
+        ):
+            return "pytype"  # `isinstance(s, float)`: never true of a traced argument
+        if dotted_name(parent.func) == "type" and len(parent.args) == 1 and not scope.binds("type"):
+            # `type(s) is float` / `type(s) == int`
+            cmp = parents.get(id(parent))
+            if isinstance(cmp, ast.Compare) and all(
+                _python_scalar_types(o, scope)
+                for o in [cmp.left, *cmp.comparators]
+                if o is not parent
+            ):
+                return "pytype"
         if dotted_name(parent.func) in ("isinstance", "callable") and parent.args[:1] == [node]:
             return "none-check"
         if dotted_name(parent.func) == "len":
@@ -593,6 +621,17 @@ _STR_METHODS = {
     "lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith", "endswith",
     "isdigit", "isalpha", "title", "capitalize",
 }  # fmt: skip
+
+
+_PYTHON_SCALARS = frozenset({"float", "int", "bool", "complex", "str"})
+
+
+def _python_scalar_types(node, scope: ModuleScope) -> bool:
+    """`float`, `(int, float)`: builtin Python scalar types (not rebound in the module)."""
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return bool(elts) and all(
+        isinstance(e, ast.Name) and e.id in _PYTHON_SCALARS and not scope.binds(e.id) for e in elts
+    )
 
 
 def _is_string_constant(node) -> bool:
@@ -669,11 +708,7 @@ def _shape_only_reads(node) -> set[str]:
                 for n in _broadcast_names(sub.value):
                     out.setdefault(n.id, set()).add(id(n))
         elif t is Call:
-            if (
-                sub.args
-                and type(sub.args[0]) is Name
-                and dotted_name(sub.func) == "len"
-            ):
+            if sub.args and type(sub.args[0]) is Name and dotted_name(sub.func) == "len":
                 out.setdefault(sub.args[0].id, set()).add(id(sub.args[0]))
             elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
                 # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
@@ -784,9 +819,7 @@ def recompile_warnings(
     if module_text.find(fn.name, first + len(fn.name)) >= 0 or not module_text.isascii():
         # (a name written once in the file, at its `def`, has no call sites to index)
         tree = getattr(src, "tree", None) or _module_tree(module_text)  # the pipeline's parse
-        sites = (
-            _call_sites(tree, fn.name, module_text, src.line_starts) if tree is not None else []
-        )
+        sites = _call_sites(tree, fn.name, module_text, src.line_starts) if tree is not None else []
     for s in inferred:
         why = None
         where = Location(filename, fn.lineno, fn.col_offset + 1)
@@ -895,9 +928,7 @@ class _ModuleIndex:
                 nodes = [stmt.body[k - 1]]
             else:
                 nodes = list(stmt.decorator_list)
-            _index_calls(
-                nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of, todo, lines
-            )
+            _index_calls(nodes, (j, k), self.by_func, self.by_jitted, self.aliases_of, todo, lines)
 
     def _parts_at(self, j: int, line: int) -> list[tuple[int, int]]:
         """The parts of top-level statement ``j`` on ``line``: the statement, or for a class the

@@ -1261,3 +1261,24 @@ def f(x, cfg):
     assert "jnp.where(x.sum() > 0" in c.text
     lines = {ch.location.line: ch.code for ch in c.changes}
     assert lines[6] == "AJ100" and lines[8] == "AJ100", c.changes
+
+
+def test_static_operand_after_a_traced_one_stays_python():
+    """`if a > 0 and flag:` put `flag` into the traced predicate (`jnp.logical_and(a > 0,
+    flag)`), where converting the output again read it as a value: `flag` was no longer
+    static, and the later `if flag:` was rewritten (not idempotent). The static operand goes
+    first, a Python `if` around the converted one."""
+    import autojit
+    from tests.fuzz.oracle import run
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "def f(x, a, flag):\n    s = x.sum()\n    if a > 0 and flag:\n        s = jnp.dot(x, x)\n"
+        "    if flag:\n        s = s + 1\n    return s\n"
+    )
+    x = np.arange(1, 4, dtype=np.float32)
+    out = run(src, [(x, F32(a), flag) for a in (-1.0, 1.0) for flag in (False, True)])
+    assert out.kind == "converted", (out.kind, out.detail)
+    assert "    if flag:\n        s = jax.lax.cond(a > 0," in out.converted
+    fc = autojit.convert_source(out.converted, "m.py", all_functions=True)
+    assert fc.text == out.converted and fc.function("f").static_argnames == ("flag",)

@@ -432,6 +432,7 @@ class _Conditionals:
                     # the test itself becomes the predicate; the values inside it are values
                     undo: list = [(s, "test", val)]
                     n_changes = len(self.ctx.changes)
+                    self._static_operands_first(s, val, undo)
                     s.test = _rewrite_test(rw, val, undo)
                     if len(undo) > 1 or s.test is not val:
                         self.test_rewrites[s] = (undo, self.ctx.changes[n_changes:])
@@ -443,6 +444,30 @@ class _Conditionals:
                         setattr(s, fname, rw.visit(val))
                 elif isinstance(val, list) and val and isinstance(val[0], gast.expr):
                     setattr(s, fname, [rw.visit(x) if _rewritable(x) else x for x in val])
+
+    def _static_operands_first(self, s, test, undo: list) -> None:
+        """`if t > 0 and flag:` tests the same truth as `if flag and t > 0:` (the operands are
+        pure): a static operand after a traced one goes first, where it stays a Python `if`
+        around the converted one. Written into the traced predicate instead, `flag` read as a
+        value there, and converting the output again no longer made it static."""
+        if not isinstance(s, gast.If) or not isinstance(test, gast.BoolOp):
+            return
+        kinds = [self.value(v, s) for v in test.values]
+        first_traced = next((k for k, v in enumerate(kinds) if v.traced), None)
+        if first_traced is None:
+            return
+        moved = [
+            k
+            for k in range(first_traced + 1, len(test.values))
+            if kinds[k].static and _pure_static_operand(test.values[k])
+        ]
+        if not moved:
+            return
+        undo.append((test, "values", test.values))
+        head = test.values[:first_traced] + [test.values[k] for k in moved]
+        test.values = head + [
+            v for k, v in enumerate(test.values) if k >= first_traced and k not in moved
+        ]
 
     def _print(self, s, block) -> None:
         call = s.value
@@ -1493,6 +1518,20 @@ def _refuse_around_refused(s, stmts, what: str) -> None:
     kept = first_refused(stmts)
     if kept is not None:
         raise _Refused("AJ919", s, _around_refused_reason(kept, what))
+
+
+def _pure_static_operand(node) -> bool:
+    """A name, a constant, `not` of one, or a comparison of names, constants, attributes and
+    constant-indexed items (`x.shape[0] == 4`): evaluating it earlier changes nothing."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return _pure_static_operand(node.operand)
+    if isinstance(node, gast.Compare):
+        return all(_pure_static_operand(o) for o in [node.left, *node.comparators])
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, (gast.Name, gast.Constant))
 
 
 def _number_literal(node) -> bool:

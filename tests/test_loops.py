@@ -1888,3 +1888,19 @@ def test_long_static_loop_of_python_arithmetic_stays_python(body):
     out = run(src, [(np.array([1, 2, 3], np.float32),)])
     assert out.kind == "converted", (out.kind, out.detail)
     assert "fori_loop" not in out.converted
+
+
+@pytest.mark.parametrize("loop", ["for i in range(x.shape[0]):", "for i in range(3):", "for i in [0, 2, 1]:"])
+def test_running_max_from_a_python_zero(loop):
+    """`best = 0`, then `if x[i] > best: best = x[i]` in a loop: the branch passing `best`
+    through gave the Python int of the first iteration against x's float32, and lax.cond
+    refused the two types (every loop form failed under jit). That branch now promotes it as
+    eager arithmetic would, outside a loop and inside one alike."""
+    from tests.fuzz.oracle import run
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x):\n    best = 0\n"
+        f"    {loop}\n        if x[i] > best:\n            best = x[i]\n    return best\n"
+    )
+    out = run(src, [(np.array([1.0, 3.0, 2.0], np.float32),), (np.array([-1.0, -2.0, 0.5], np.float32),)])
+    assert out.kind == "converted", (out.kind, out.detail)

@@ -97,6 +97,8 @@ class _Conditionals:
         self.shape_hint: dict[object, str] = {}
         # ifs whose returns could not be brought to one exit (already reported)
         self.lift_failed: set[object] = set()
+        # id(statement) -> the statements around it (set by `run`)
+        self.ancestors: dict[int, list] = {}
         # `if`/`while` statements whose test had values rewritten in it -> how to put it back
         # (fields set, in order) and the changes reported for it
         self.test_rewrites: dict[object, tuple[list, list]] = {}
@@ -116,7 +118,7 @@ class _Conditionals:
             self.end_env[s] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
         self._rewrite_expressions()
         self._find_switch_chains(ifs)
-        ancestors = _ancestors(self.ctx.fn.body)
+        ancestors = self.ancestors = _ancestors(self.ctx.fn.body)
         for s, block in ifs:
             if s in self.switch_inner:
                 continue
@@ -1052,8 +1054,9 @@ class _Conditionals:
         evals = set()
         for n in plan.outs:
             vals = [self._out_values(s, i, n) for i in range(2)]
-            if vals[0].static != vals[1].static:
-                i = 0 if vals[0].static else 1
+            nb = [self._number_like(s, i, n, vals, branches, plan) for i in range(2)]
+            if nb[0] != nb[1]:
+                i = 0 if nb[0] else 1
                 if vals[i].dtype != "bool" and not self._passes_through(branches[1 - i], n, plan):
                     evals.add(i)
         if len(evals) > 1:
@@ -1066,13 +1069,14 @@ class _Conditionals:
             )
         for k, n in enumerate(plan.outs):
             vals = [self._out_values(s, i, n) for i in range(2)]
+            nb = [self._number_like(s, i, n, vals, branches, plan) for i in range(2)]
             exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
             if vals[0].static and vals[1].static:
                 for i, target in enumerate(_python_promotion(vals)):
                     if target is not None:
                         _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
                 continue
-            if not vals[0].static and not vals[1].static:
+            if not nb[0] and not nb[1]:
                 exprs2 = [
                     exprs[i]
                     if exprs[i] is not None or not self._passes_through(b, n, plan)
@@ -1096,10 +1100,29 @@ class _Conditionals:
                 # check is enough (an int/float array would fail loudly, not silently)
                 if vals[i].dtype == "bool":
                     continue
-                if vals[i].static and vals[j].kind in (Kind.TRACED, Kind.UNKNOWN):
+                if nb[i] and vals[j].kind in (Kind.TRACED, Kind.UNKNOWN):
                     self._promote_static_side(
                         rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
                     )
+
+    def _number_like(self, s, i: int, n: str, vals, branches, plan: _Plan) -> bool:
+        """Whether branch ``i`` may give ``n`` as a Python number: its value is one, or it
+        passes ``n`` through where ``n`` held a Python number on entering a loop around the
+        `if` (`best = 0` before `for ...: if x[i] > best: best = x[i]`: the first iteration's
+        `best` is that number, which lax.cond cannot return against a float array)."""
+        if vals[i].static:
+            return True
+        if vals[i].dtype is not None or not self._passes_through(branches[i], n, plan):
+            return False
+        if n in getattr(self.ctx.fn, "_aj_number_params", ()):
+            return True  # a loop body's carry that enters the loop as a Python number
+        probe = name(n)
+        for a in self.ancestors.get(id(s), ()):
+            if isinstance(a, (gast.For, gast.While)):
+                v = self.an.value(probe, a)
+                if v.static and v.dtype in ("int", "float"):
+                    return True
+        return False
 
     def _final_expr(self, block, n: str):
         for st in reversed(block):

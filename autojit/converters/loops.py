@@ -1516,6 +1516,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     env = an.env_before(loop)
     undefined: list[str] = []
     promote: list[str] = []
+    numbers: set[str] = set()  # (of them, those that enter the loop as a Python number)
     end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
     # break/continue flags: `False`, then an `if` test (a scalar bool, or the `if` fails eagerly)
     flags: frozenset[str] = getattr(loop, "_aj_flags", frozenset())
@@ -1550,6 +1551,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             # a Python scalar is weakly typed: jax promotes its dtype by itself, not its shape
             if end.scalar is not True or (v.dtype == "bool" and end.dtype != "bool"):
                 promote.append(n)
+                if v.dtype in ("int", "float"):
+                    numbers.add(n)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             promote.append(n)
 
@@ -1614,6 +1617,10 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             _PH.format("BODY"): body_stmts,
         },
     )
+    if numbers:
+        # the conditionals converter, run on the body next, promotes a branch that passes
+        # such a carry through (the body's first trace, for the carry's type, sees the number)
+        body_def[0]._aj_number_params = numbers
     new: list = list(plan.hoisted)
     if plan.kind == "while":
         plan.test = _logical(ctx, plan.test)

@@ -655,3 +655,18 @@ def test_callers_of_a_jitted_function_do_not_count():
     c = convert(src)
     assert not [r for r in c.refusals if r.code == "AJ908"], c.refusals
     assert "u = u.at[0].set(0.0)" in c.text
+
+
+@pytest.mark.parametrize("body", ["    x[x < 0] = 0.5\n", "    x[x < 0] = -2.7\n"])
+def test_mask_update_of_int_array_with_a_float_keeps_its_other_elements(body):
+    """`jnp.where(x < 0, 0.5, x).astype(x.dtype)` made the whole int32 array float32 first:
+    every element above 2**24 came back rounded (123456789 -> 123456792), silently. The value
+    is cast to x's dtype (NumPy's cast), the array never leaves it."""
+    src = HEADER + "def f(x):\n" + body + "    return x\n"
+    x = np.array([16777217, -5, 123456789, 3], np.int32)
+    import jax
+
+    got = np.asarray(jax.jit(load(convert(src).text)["f"])(x.copy()))
+    want = load(src)["f"](x.copy())  # NumPy's in-place meaning (x is a NumPy array)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)

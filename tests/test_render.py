@@ -136,7 +136,7 @@ def test_crlf_line_endings_are_kept():
     )
     after = (
         "import jax.numpy as jnp\r\n\r\ndef f(x):\r\n    x = x.at[0].set(1.0)\r\n"
-        "    x = jnp.where(x > 2, 0.0, x).astype(x.dtype)\r\n    return x\r\n"
+        "    x = jnp.where(x > 2, jnp.asarray(0.0, x.dtype), x)\r\n    return x\r\n"
     )
     assert_golden(before, after)
 
@@ -173,7 +173,7 @@ def test_non_ascii_before_the_code_on_the_same_line():
         "import jax.numpy as jnp\n\n\ndef f(x):\n"
         "    s = 'é𝄞'; x = x.at[0].set(1.0)\n"
         "    t = 'ü'  # ü\n"
-        "    x = jnp.where(x > 1, 0.0, x).astype(x.dtype)  # ü 𝄞\n"
+        "    x = jnp.where(x > 1, jnp.asarray(0.0, x.dtype), x)  # ü 𝄞\n"
         "    return x, s, t\n"
     )
     c = assert_golden(before, after)
@@ -261,7 +261,7 @@ def test_jax_numpy_import_added_when_missing():
     c = convert(before)
     assert c.text.startswith("import jax.numpy as jnp\n")
     assert c.text.count("import") == 1
-    assert "jnp.where(x > 0, 0.0, x)" in c.text
+    assert "jnp.where(x > 0, jnp.asarray(0.0, x.dtype), x)" in c.text
     assert_golden(before, c.text)
 
 
@@ -287,7 +287,7 @@ def test_own_alias_is_reused(imports, name):
     before = imports + "\n\ndef f(x):\n    x[x > 0] = 0.0\n    return x\n"
     after = (
         imports
-        + f"\n\ndef f(x):\n    x = {name}.where(x > 0, 0.0, x).astype(x.dtype)\n    return x\n"
+        + f"\n\ndef f(x):\n    x = {name}.where(x > 0, {name}.asarray(0.0, x.dtype), x)\n    return x\n"
     )
     assert_golden(before, after)
 
@@ -300,7 +300,7 @@ def test_a_jnp_that_is_not_jax_numpy_is_not_rebound():
     c = convert(before)
     assert "import jax.numpy as jnp" not in c.text
     assert c.text.startswith("from jax._src import numpy as jnp\nimport jax\n")
-    assert "jax.numpy.where(x > 0, 0.0, x)" in c.text
+    assert "jax.numpy.where(x > 0, jax.numpy.asarray(0.0, x.dtype), x)" in c.text
     assert_golden(before, c.text)
 
 

@@ -546,12 +546,16 @@ def _mask_update(ctx, owner, field, stmt, base, mask, op, note) -> None:
     jnp = ctx.names.jnp
     m = _mask_expr(ctx, stmt, x, mask)
     if op is None:
-        new = replace(f"X = {jnp}.where(MASK, VALUE, X).astype(X.dtype)", X=x, MASK=m, VALUE=value)
+        # (the value cast to x's dtype, not the result: `jnp.where` of an int array and a float
+        # would make the whole array float32 and round its large ints on the way back)
+        new = replace(
+            f"X = {jnp}.where(MASK, {jnp}.asarray(VALUE, X.dtype), X)", X=x, MASK=m, VALUE=value
+        )
         msg = f"`{x}[mask] = ...` -> `{jnp}.where(mask, ..., {x})`"
     else:
         sym = BINOP_SYMBOL[op]
         new = replace(
-            f"X = {jnp}.where(MASK, X {sym} VALUE, X).astype(X.dtype)", X=x, MASK=m, VALUE=value
+            f"X = {jnp}.where(MASK, (X {sym} VALUE).astype(X.dtype), X)", X=x, MASK=m, VALUE=value
         )
         msg = f"`{x}[mask] {sym}= ...` -> `{jnp}.where(mask, {x} {sym} ..., {x})`"
     _replace_stmt(ctx, owner, field, stmt, new)
@@ -578,10 +582,12 @@ def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
         )
         return
     m = _mask_expr(ctx, stmt, x, index)
-    where_value = f"X {sym} SELECTED" if op else "SELECTED"
+    where_value = (
+        f"(X {sym} SELECTED).astype(X.dtype)" if op else f"{jnp}.asarray(SELECTED, X.dtype)"
+    )
     # (`y[index]` stands for `y` where the index is a mask, never for the integer form)
     new = replace(
-        f"X = {jnp}.where(MASK, {where_value}, X).astype(X.dtype) "
+        f"X = {jnp}.where(MASK, {where_value}, X) "
         f"if {jnp}.result_type(INDEX) == {jnp}.bool_ else X.at[INDEX].set({at_value})",
         X=x,
         MASK=m,

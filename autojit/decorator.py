@@ -728,13 +728,20 @@ class _Record:
             ]
         )
         for p in sorted(helper.updated_arguments):
-            found = argument_read_after_call(tree, called, params, p)
+            found = argument_read_after_call(tree, called, params, p, function=True)
             if found is not None:
                 _warn(
                     self.fn,
                     f"AJ908 `{helper.fn.__name__}` changes its argument `{p}` in place, and "
-                    f"`{found.caller}` reads `{found.argument}` after calling it: NumPy shows it "
-                    f"the new values, a functional update would not; `{helper.fn.__name__}` is "
+                    + (
+                        f"{found.unknown} (`{found.caller}`): a caller may read its array after "
+                        f"the call, where NumPy shows it "
+                        if found.unknown
+                        else f"`{found.caller}` reads `{found.argument}` after calling it: "
+                        f"NumPy shows it "
+                    )
+                    + "the new values, a functional update would not; "
+                    f"`{helper.fn.__name__}` is "
                     f"called as written (use the array it returns there)",
                     self.filename,
                     found.line + self.first_line - 1,
@@ -994,9 +1001,7 @@ def _fingerprint() -> str:
     return h.hexdigest()
 
 
-def _cache_key(
-    fn: types.FunctionType, header: str, lines: list[str], declared: set[str]
-) -> str:
+def _cache_key(fn: types.FunctionType, header: str, lines: list[str], declared: set[str]) -> str:
     import hashlib
 
     h = hashlib.sha1(_fingerprint().encode())

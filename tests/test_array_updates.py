@@ -494,6 +494,19 @@ READ_AFTER = {
         "class Grid:\n    def bc(self, u):\n        u[0] = 0.0\n        return u\n\n"
         "    def step(self, u):\n        self.bc(u)\n        return u * 2.0\n"
     ),
+    "through-a-variable": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    g = bc\n    g(u)\n    return u * 2.0\n"
+    ),
+    "partial": (
+        "import functools\n\n"
+        "def bc(u, v=1.0):\n    u[0] = 0.0\n    return u * v\n\n"
+        "def step(u):\n    functools.partial(bc, v=3.0)(u)\n    return u * 2.0\n"
+    ),
+    "in-a-comprehension": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u, w):\n    [bc(a) for a in (u, w)]\n    return u * 2.0\n"
+    ),
 }
 
 

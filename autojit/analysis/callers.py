@@ -53,6 +53,8 @@ class ReadAfterCall:
     caller: str  # the calling function's name ("<module>" at the top level)
     line: int  # the call's line
     argument: str  # the name read after the call
+    # where the callers cannot be followed: why (then ``argument`` is the parameter)
+    unknown: str = ""
 
 
 @dataclass
@@ -81,6 +83,10 @@ class _Index:
         # binds, or None)
         self.bindings: dict[int, dict[str, list[tuple[tuple[int, int], str | None]]]] = {}
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        # name -> where it is read as a value, not called (`g = h`, `partial(h)`, `map(h, xs)`):
+        # what then calls it is not known here. (id of each Name called, or given to lax.)
+        self.values: dict[str, list[tuple[int, ast.AST | None]]] = {}
+        self._called: set[int] = set()
         self._tree = tree
         self._block(tree.body, None, (), tree)
 
@@ -169,9 +175,11 @@ class _Index:
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
-        for n in ast.walk(node):
+        for n in ast.walk(node):  # (a call before its function: ast.walk goes down in order)
             if type(n) is ast.Name and type(n.ctx) is ast.Load:
                 loads.setdefault(n.id, []).append(n)
+                if id(n) not in self._called:
+                    self.values.setdefault(n.id, []).append((n.lineno, function))
             elif type(n) is ast.Name:
                 stores = self.stores.setdefault(id(scope), {})
                 stores[n.id] = stores.get(n.id, 0) + 1
@@ -180,9 +188,19 @@ class _Index:
             elif type(n) is ast.Call:
                 f = n.func
                 name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+                if _partial_transform(f):
+                    # `partial(jax.jit, donate_argnums=0)(f)`
+                    self._called.update(id(a) for a in n.args if type(a) is ast.Name)
                 if name is not None:
+                    self._called.add(id(f))
+                    if name in _TRANSFORMS:
+                        # `jax.jit(f)`: the transformed function never changes its arrays
+                        self._called.update(id(a) for a in n.args if type(a) is ast.Name)
                     self.calls.setdefault(name, []).append(_Site(n, stmt, function, loops))
                     for called, call in _lax_calls(name, n):
+                        self._called.update(
+                            id(a) for a in n.args if type(a) is ast.Name and a.id == called
+                        )
                         # (a lax loop runs the body again: the loop call is a loop around it)
                         around = loops + (n,) if name != "cond" else loops
                         self.calls.setdefault(called, []).append(
@@ -192,11 +210,11 @@ class _Index:
 
 def _lax_calls(name: str, call: ast.Call) -> list[tuple[str, ast.Call]]:
     """The calls a ``lax`` control-flow call makes of the functions it is given, by name, as
-    calls at its own place: ``cond(p, t, e, *ops)`` calls ``t(*ops)`` and ``e(*ops)``,
-    ``while_loop(c, b, init)`` ``b(init)``, ``fori_loop(lo, hi, b, init)`` ``b(i, init)``,
-    ``scan(b, init, xs)`` ``b(init, xs)`` (a loop index: a new value); a loop's call is a loop
-around the call it makes (what it is given is read again at each step). The conversion of
-    an ``if`` or a loop moves a call into such a function: it is checked the same way there."""
+        calls at its own place: ``cond(p, t, e, *ops)`` calls ``t(*ops)`` and ``e(*ops)``,
+        ``while_loop(c, b, init)`` ``b(init)``, ``fori_loop(lo, hi, b, init)`` ``b(i, init)``,
+        ``scan(b, init, xs)`` ``b(init, xs)`` (a loop index: a new value); a loop's call is a loop
+    around the call it makes (what it is given is read again at each step). The conversion of
+        an ``if`` or a loop moves a call into such a function: it is checked the same way there."""
     args = call.args
     if call.keywords or any(isinstance(a, ast.Starred) for a in args):
         return []
@@ -239,11 +257,14 @@ def argument_read_after_call(
     params: list[str],
     param: str,
     method: bool = False,
+    function: bool = False,
 ) -> ReadAfterCall | None:
     """A call of the function ``name`` (positional parameters ``params``; ``method``: called as
     ``obj.name(...)`` without its first one) in module ``tree`` whose caller reads the array it
-    passed for ``param`` after the call; None where no caller does."""
-    return _search(_index(tree), name, params, param, method, set())
+    passed for ``param`` after the call; None where no caller does. ``function``: ``name`` is
+    known to be that function (else it is where ``tree`` defines it) and a read of it as a value
+    (`g = name`) hands it to callers that cannot be followed."""
+    return _search(_index(tree), name, params, param, method, set(), function)
 
 
 def arguments_passed(
@@ -266,10 +287,15 @@ def arguments_passed(
     return out
 
 
-def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
+def _search(index, name, params, param, method, seen, function=False) -> ReadAfterCall | None:
     if (name, param) in seen:
         return None
     seen.add((name, param))
+    if function or name in index.functions:
+        for line, function in index.values.get(name, ()):
+            # handed on as a value: called where this module cannot follow (`g = h; g(x)`)
+            where = function.name if function is not None else "<module>"
+            return ReadAfterCall(where, line, param, f"`{name}` is passed on as a value there")
     position = params.index(param) if param in params else None
     for site in index.calls.get(name, ()):
         call = site.call
@@ -288,7 +314,10 @@ def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
         stmt = site.stmt
         scope = site.function if site.function is not None else index._tree
         fn = site.function
-        for base in filter(None, map(_base_name, elements)):
+        bases = list(filter(None, map(_base_name, elements)))
+        # (`[h(a) for a in (x, z)]`: `a` is x, then z)
+        bases += [n for b in bases for n in _comprehension_sources(stmt, call, b)]
+        for base in bases:
             if fn is not None and base not in index.local.get(id(fn), ()):
                 # the enclosing function's array (or a global): it may read it at any time
                 return ReadAfterCall(caller, call.lineno, base)
@@ -307,6 +336,45 @@ def _search(index, name, params, param, method, seen) -> ReadAfterCall | None:
                 if found is not None:
                     return found
     return None
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _last_name(node) -> str | None:
+    return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None
+
+
+def _partial_transform(f) -> bool:
+    """`partial(jax.jit, ...)`: a call that makes a transform."""
+    return (
+        type(f) is ast.Call
+        and _last_name(f.func) == "partial"
+        and bool(f.args)
+        and _last_name(f.args[0]) in _TRANSFORMS
+    )
+
+
+# jax transforms: a function handed to one is called transformed (its arrays never change)
+_TRANSFORMS = frozenset(
+    """jit pjit vmap pmap grad value_and_grad jacfwd jacrev hessian jvp vjp linearize
+    checkpoint remat eval_shape make_jaxpr shard_map custom_jvp custom_vjp
+    named_call""".split()
+)
+
+
+def _comprehension_sources(stmt, call, name: str) -> list[str]:
+    """The names read in the iterable of a comprehension around ``call`` (in ``stmt``) whose
+    target binds ``name``: the arrays ``name`` stands for."""
+    out: list[str] = []
+    for comp in ast.walk(stmt):
+        if not isinstance(comp, _COMPREHENSIONS) or not any(n is call for n in ast.walk(comp)):
+            continue
+        for gen in comp.generators:
+            targets = {t.id for t in ast.walk(gen.target) if type(t) is ast.Name}
+            if name in targets:
+                out += [n.id for n in ast.walk(gen.iter) if type(n) is ast.Name and n.id != name]
+    return out
 
 
 class _Unknown:

@@ -566,6 +566,11 @@ MAY_SHARE = {
     "helper-may-return-it": "    y = ident(x)\n    y[0] = 1.0\n    return x\n",
     "jnp-view": "    y = jnp.reshape(x, (-1,))\n    y[0] = 1.0\n    return x\n",
     "default": "    def g(a=x):\n        return a\n    x[0] = 3.0\n    return g()\n",
+    "closure": "    def g():\n        return x\n    y = g()\n    y[0] = 1.0\n    return x\n",
+    "lambda": "    g = lambda: x\n    y = g()\n    y[0] = 1.0\n    return x\n",
+    "max-of-arrays": "    y = max([x, z], key=lambda a: a.sum())\n    y[0] = 1.0\n    return x\n",
+    "jnp-split": "    a, b = jnp.split(x, 3)\n    a[0] = 1.0\n    return x\n",
+    "jnp-flip": "    y = jnp.flip(x)\n    y[0] = 1.0\n    return x\n",
 }
 
 

@@ -32,12 +32,14 @@ from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
 VIEW_FUNCTIONS = frozenset(
     """asarray reshape ravel transpose swapaxes moveaxis squeeze expand_dims atleast_1d
     atleast_2d atleast_3d diagonal broadcast_to matrix_transpose permute_dims rollaxis
-    asanyarray ascontiguousarray real imag""".split()
+    asanyarray ascontiguousarray real imag split array_split hsplit vsplit dsplit flip fliplr
+    flipud rot90""".split()
 )
-# builtins that return a new object (a number, a bool, a string, a range...)
+# builtins that return a new object (a number, a bool, a string, a range...; not `min`, `max`,
+# `sorted`: they hand back what they were given)
 _FRESH_BUILTINS = frozenset(
     """len float int bool abs round str repr range isinstance issubclass hasattr callable type
-    print id hash format ord chr divmod pow all any sum min max sorted""".split()
+    print id hash format ord chr divmod pow all any sum""".split()
 )
 _ARRAYS = (Kind.TRACED, Kind.NUMPY)
 _BUILTINS = frozenset(dir(builtins))
@@ -52,6 +54,10 @@ class Sharing:
         self._an, self._scope = analysis, scope
         self._local_names = analysis.values.locals
         self._parent: dict[str, str] = {}
+        self._closures: dict[str, set[str]] = {}  # a nested function -> the names it reads
+        for node in gast.walk(fn):
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node is not fn:
+                self._closures[node.name] = _free_reads(node) - {node.name}
         stack = list(fn.body)
         while stack:
             s = stack.pop()
@@ -123,6 +129,8 @@ class Sharing:
             defaults = [*s.args.defaults, *(d for d in s.args.kw_defaults if d is not None)]
             for d in defaults:
                 self._join(s.name, self._refs(d, s))
+            # (a closure may return what it reads of this function, `def g(): return x`: that
+            # is taken at its calls; joined here, every two names it reads would be joined)
 
     def _bind(self, target, value, s) -> None:
         if isinstance(target, gast.Name):
@@ -209,7 +217,7 @@ class Sharing:
             qual = self._scope.qualified(name) if head not in self._local_names else None
             if qual is not None and (qual.startswith("jax.") or qual.startswith("numpy.")):
                 leaf = qual.rsplit(".", 1)[-1]
-                if leaf in VIEW_FUNCTIONS and call.args:
+                if (leaf in VIEW_FUNCTIONS or (leaf == "array" and _no_copy(call))) and call.args:
                     return self._refs(call.args[0], s)
                 if qual.startswith("jax.lax."):
                     # `lax.cond(p, lambda: x, lambda: z)`, a loop's carry: what the branches
@@ -222,6 +230,12 @@ class Sharing:
             if "." not in name and name in _FRESH_BUILTINS and name not in self._local_names:
                 if not self._scope.binds(name):
                     return set()
+        if isinstance(f, gast.Name) and f.id in self._local_names:
+            # a function of this one (a closure, a lambda): it and what it holds may come back
+            out = {f.id} | {n for n in self._closures.get(f.id, ()) if not self._module_name(n)}
+            for a in args:
+                out |= self._refs(a, s)
+            return out
         if isinstance(f, gast.Attribute):
             obj = f.value
             if f.attr in _VIEW_METHODS or f.attr == "view" or _no_copy(call):
@@ -270,6 +284,22 @@ def _expression_nodes(s):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, gast.AST):
                 yield from gast.walk(v)
+
+
+def _free_reads(fn) -> set[str]:
+    """The names a nested function reads that it does not bind (its enclosing function's)."""
+    a = fn.args
+    own = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs] if isinstance(p, gast.Name)}
+    own |= {p.id for p in (a.vararg, a.kwarg) if isinstance(p, gast.Name)}
+    reads: set[str] = set()
+    for st in fn.body:
+        for n in gast.walk(st):
+            if type(n) is gast.Name:
+                if isinstance(n.ctx, gast.Load):
+                    reads.add(n.id)
+                else:
+                    own.add(n.id)
+    return reads - own
 
 
 def _no_copy(call) -> bool:

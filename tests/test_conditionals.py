@@ -1282,3 +1282,13 @@ def test_static_operand_after_a_traced_one_stays_python():
     assert "    if flag:\n        s = jax.lax.cond(a > 0," in out.converted
     fc = autojit.convert_source(out.converted, "m.py", all_functions=True)
     assert fc.text == out.converted and fc.function("f").static_argnames == ("flag",)
+
+
+def test_print_of_an_f_string_with_traced_fields_is_a_debug_print():
+    """`print(f"loss={loss}")` reads as a string (static), so it stayed a Python print: under
+    jit it showed a tracer once, at trace time. Its fields decide."""
+    import autojit
+
+    src = "import jax.numpy as jnp\n\ndef f(x):\n    loss = x.sum()\n    print(f'loss={loss}')\n    return x\n"
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    assert "jax.debug.print('loss={}', loss)" in c.text

@@ -192,16 +192,19 @@ class ValueAnalysis:
         if isinstance(s, gast.AugAssign):
             if isinstance(s.target, gast.Name):
                 cur = env.get(s.target.id, self.global_value(s.target.id))
+                if cur.kind not in (Kind.LIST, Kind.NUMPY):
+                    _forget(env, s.target.id)  # (a jax array's `x += y` is a new array)
                 new = self.binop(cur, self.value(s.value, env))
                 if cur.kind in (Kind.LIST, Kind.NUMPY):
                     new = cur._replace(alias_of=None)
                 env[s.target.id] = new._replace(alias_of=None)
             return env
         if isinstance(s, gast.If):
+            test = self.value(s.test, env)  # (first: a `:=` in it binds for both branches)
             a = self.block(s.body, dict(env))
             b = self.block(s.orelse, dict(env))
             joined = _join_env(a, b)
-            if self.value(s.test, env).traced:
+            if test.traced:
                 # a traced `if` becomes lax.cond / jnp.where: what it assigns is traced after it
                 for name in self.activity.of(s).writes:
                     if name in joined and joined[name].kind in (Kind.STATIC, Kind.UNKNOWN):
@@ -238,21 +241,14 @@ class ValueAnalysis:
             return env
         # anything else: names it writes become unknown
         for name in self.activity.of(s).writes:
+            _forget(env, name)
             env[name] = UNKNOWN
         return env
 
     def bind(self, target, v: Value, env: Env, value_node) -> None:
         if isinstance(target, gast.Name):
-            name = target.id
-            for other, ov in env.items():
-                # a fact about the array the name held is not one about its new value: `m = x > 0;
-                # x = jnp.stack(...)` leaves m without x's shape (nor is `y = x` the new x)
-                if ov.shape_of == name or ov.alias_of == name:
-                    env[other] = ov._replace(
-                        shape_of=None if ov.shape_of == name else ov.shape_of,
-                        alias_of=None if ov.alias_of == name else ov.alias_of,
-                    )
-            env[name] = v
+            _forget(env, target.id)
+            env[target.id] = v
         elif isinstance(target, (gast.Tuple, gast.List)):
             elts = None
             if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(
@@ -488,6 +484,7 @@ class ValueAnalysis:
             return STATIC
         if isinstance(node, gast.NamedExpr):
             v = self.value(node.value, env)
+            _forget(env, node.target.id)
             env[node.target.id] = v
             return v
         if isinstance(node, gast.JoinedStr):
@@ -750,6 +747,17 @@ def _may_be_view(node, idx: Value) -> bool:
     if isinstance(node, gast.Tuple):
         return not any(isinstance(e, (gast.List, gast.ListComp)) for e in node.elts)
     return idx.scalar is not False and idx.dtype != "bool"
+
+
+def _forget(env: Env, name: str) -> None:
+    """``name`` is bound anew: a fact about the array it held is not one about its new value
+    (`m = x > 0; x = jnp.stack(...)` leaves m without x's shape, nor is `y = x` the new x)."""
+    for other, ov in env.items():
+        if ov.shape_of == name or ov.alias_of == name:
+            env[other] = ov._replace(
+                shape_of=None if ov.shape_of == name else ov.shape_of,
+                alias_of=None if ov.alias_of == name else ov.alias_of,
+            )
 
 
 def _own_shape(node, v: Value) -> str | None:

@@ -471,9 +471,19 @@ class _Conditionals:
             v for k, v in enumerate(test.values) if k >= first_traced and k not in moved
         ]
 
+    def _traced_in_print(self, arg, s) -> bool:
+        """Whether a printed argument shows a traced value (an f-string: one of its fields)."""
+        if isinstance(arg, gast.JoinedStr):
+            return any(
+                self.value(v.value, s).traced
+                for v in arg.values
+                if isinstance(v, gast.FormattedValue)
+            )
+        return self.value(arg, s).traced
+
     def _print(self, s, block) -> None:
         call = s.value
-        if not any(self.value(a, s).traced for a in call.args):
+        if not any(self._traced_in_print(a, s) for a in call.args):
             return
         sep = " "
         for kw in call.keywords:

@@ -1904,3 +1904,23 @@ def test_running_max_from_a_python_zero(loop):
     )
     out = run(src, [(np.array([1.0, 3.0, 2.0], np.float32),), (np.array([-1.0, -2.0, 0.5], np.float32),)])
     assert out.kind == "converted", (out.kind, out.detail)
+
+
+@pytest.mark.parametrize(
+    "setup, draw",
+    [
+        ("import itertools\nCOUNTER = itertools.count()\n", "next(COUNTER)"),
+        ("import numpy as np\nRS = np.random.RandomState(0)\n", "RS.rand()"),
+    ],
+)
+def test_loop_calling_a_stateful_python_function_stays_python(setup, draw):
+    """A converted loop's body is traced once: `next(COUNTER)` or `RS.rand()` gave every
+    iteration the same number (20 where Python gives 190), silently. Left as Python (AJ931)."""
+    from tests.fuzz.oracle import run
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n" + setup + "\ndef f(x: jax.Array):\n    s = 0.0\n"
+        f"    for i in range(20):\n        s = s + {draw} * x[i]\n    return s\n"
+    )
+    out = run(src, [(np.ones(20, np.float32),)])
+    assert "fori_loop" not in out.converted and any(r.startswith("AJ931") for r in out.refusals)

@@ -937,6 +937,19 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                         f"fixed-shape array form; left as Python (preallocate an array and "
                         f"update it with `.at[i].set(...)`)",
                     )
+    for s in _own_statements(loop.body):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            continue
+        for n in _shallow(s):
+            if isinstance(n, gast.Call) and _stateful_call(ctx, an, n, s):
+                return (
+                    "AJ931",
+                    s,
+                    f"`{dotted_name(n.func)}(...)` gives a new Python value (an iterator's "
+                    f"next, a random number) or has a Python effect at each call: a converted "
+                    f"loop's body is traced once, so it would run once for all iterations; "
+                    f"left as Python",
+                )
     for kind, s in _exits(loop.body):
         if not _exit_reachable_by_ifs(loop.body, s):
             return (
@@ -983,6 +996,39 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"as a fori_loop/scan index it would be traced; left as a Python loop",
             )
     return None
+
+
+_STATEFUL_BUILTINS = frozenset({"next", "input"})
+_STATEFUL_METHODS = frozenset(
+    """rand randn randint random random_sample random_integers integers normal uniform choice
+    shuffle permutation permuted standard_normal binomial poisson exponential beta gamma
+    multinomial bytes __next__ send""".split()
+)
+_STATEFUL_MODULES = ("random.", "numpy.random.", "time.", "secrets.", "uuid.")
+
+
+def _stateful_call(ctx: Context, an: FunctionAnalysis, call, s) -> bool:
+    """A call whose Python value changes from call to call: `next(it)`, `random.random()`,
+    `np.random.rand()`, or a method of a module-level object (`RS.rand()`, a NumPy
+    RandomState) giving a Python value (a traced one is computed in the loop body, fine)."""
+    name = dotted_name(call.func)
+    if name is None:
+        return False
+    head = name.split(".")[0]
+    local = head in an.values.locals
+    if "." not in name:
+        return name in _STATEFUL_BUILTINS and not local and not ctx.scope.binds(name)
+    qual = ctx.scope.qualified(name) if not local else None
+    if qual is not None and qual.startswith(_STATEFUL_MODULES):
+        return True
+    if local or head in ctx.scope.modules or head in ctx.scope.imported_names:
+        return False
+    # `RS.rand()`: a random generator's (or an iterator's) method on a module-level object
+    return (
+        name.rsplit(".", 1)[-1] in _STATEFUL_METHODS
+        and head in ctx.scope.assigned
+        and not an.value(call, s).traced
+    )
 
 
 def _returns_after(fn, block: list, stmt) -> bool:

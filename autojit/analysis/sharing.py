@@ -26,6 +26,7 @@ import builtins
 
 import gast
 
+from ..gastconv import walk
 from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
 
 # jax.numpy / numpy functions whose result may be (a view of) their first argument
@@ -55,15 +56,15 @@ class Sharing:
         self._local_names = analysis.values.locals
         self._parent: dict[str, str] = {}
         self._closures: dict[str, set[str]] = {}  # a nested function -> the names it reads
-        for node in gast.walk(fn):
-            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node is not fn:
-                self._closures[node.name] = _free_reads(node) - {node.name}
+        statements: list = []
         stack = list(fn.body)
         while stack:
             s = stack.pop()
-            self._statement(s)
+            statements.append(s)
             if isinstance(s, gast.ClassDef):
                 continue
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                self._closures[s.name] = _free_reads(s) - {s.name}
             # (a nested function's body too, its names taken as the function's own: more
             # joined, never fewer; autojit's own branch and loop-body functions are read so,
             # which keeps what converting its output again refuses the same)
@@ -71,6 +72,8 @@ class Sharing:
                 stack.extend(getattr(s, f, None) or ())
             for h in getattr(s, "handlers", None) or ():
                 stack.extend(h.body)
+        for s in statements:
+            self._statement(s)
 
     # -- union-find ------------------------------------------------------------------------
     def _root(self, n: str) -> str:
@@ -155,7 +158,7 @@ class Sharing:
                 self._join(base, self._refs(value, s))  # `c[k] = b`: the container holds b
 
     def _bind_all(self, target, refs: set[str]) -> None:
-        for node in gast.walk(target):
+        for node in walk(target):
             if type(node) is gast.Name:
                 self._join(node.id, refs)
             elif isinstance(node, (gast.Subscript, gast.Attribute)):
@@ -169,7 +172,7 @@ class Sharing:
         if not isinstance(f, gast.Attribute) or not (call.args or call.keywords):
             return
         base = _base_name(f.value)
-        if base is None or self._is_array(f.value, s) or self._module_name(base):
+        if base is None or self._module_name(base) or self._is_array(f.value, s):
             return
         refs: set[str] = set()
         for a in [*call.args, *(k.value for k in call.keywords)]:
@@ -201,7 +204,7 @@ class Sharing:
             return set().union(*(self._refs(v, s) for v in node.values))
         if t in (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp, gast.Lambda):
             # (every name it reads: an element, a default, may be one of them)
-            return {n.id for n in gast.walk(node) if type(n) is gast.Name} - set(
+            return {n.id for n in walk(node) if type(n) is gast.Name} - set(
                 _comprehension_targets(node)
             )
         if t is gast.Call:
@@ -283,7 +286,7 @@ def _expression_nodes(s):
             continue
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, gast.AST):
-                yield from gast.walk(v)
+                yield from walk(v)
 
 
 def _free_reads(fn) -> set[str]:
@@ -293,7 +296,7 @@ def _free_reads(fn) -> set[str]:
     own |= {p.id for p in (a.vararg, a.kwarg) if isinstance(p, gast.Name)}
     reads: set[str] = set()
     for st in fn.body:
-        for n in gast.walk(st):
+        for n in walk(st):
             if type(n) is gast.Name:
                 if isinstance(n.ctx, gast.Load):
                     reads.add(n.id)
@@ -337,7 +340,7 @@ def _dotted(node) -> str | None:
 
 def _comprehension_targets(node):
     for gen in getattr(node, "generators", ()) or ():
-        for n in gast.walk(gen.target):
+        for n in walk(gen.target):
             if type(n) is gast.Name:
                 yield n.id
     if isinstance(node, gast.Lambda):

@@ -753,7 +753,7 @@ def _forget(env: Env, name: str) -> None:
     """``name`` is bound anew: a fact about the array it held is not one about its new value
     (`m = x > 0; x = jnp.stack(...)` leaves m without x's shape, nor is `y = x` the new x)."""
     for other, ov in env.items():
-        if ov.shape_of == name or ov.alias_of == name:
+        if ov[3] == name or ov[4] == name:  # (alias_of, shape_of: by index, this runs often)
             env[other] = ov._replace(
                 shape_of=None if ov.shape_of == name else ov.shape_of,
                 alias_of=None if ov.alias_of == name else ov.alias_of,

@@ -690,3 +690,19 @@ def test_mask_update_of_int_array_with_a_float_keeps_its_other_elements(body):
     want = load(src)["f"](x.copy())  # NumPy's in-place meaning (x is a NumPy array)
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    idx = [0, 2]\n    x[idx] = 1.0\n    return x\n",
+        "    idx = [0, 0, 2]\n    x[idx] += 1.0\n    return x\n",
+        "    idx = [True, False, True, False]\n    x[idx] = 1.0\n    return x\n",
+    ],
+)
+def test_index_held_in_a_python_list(body):
+    """`idx = [0, 2]; x[idx] = 1.0`: the index's dtype was asked of the list itself
+    (`jnp.result_type(idx)`), which fails under jit with nothing refused. The list is made an
+    array first, as a list written in the index is."""
+    src = HEADER + "def f(x):\n" + body
+    check(src, "f", [((np.arange(4, dtype=np.float32),), {})], expect_codes=["AJ304"])

@@ -280,7 +280,7 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
     else:
         index = indices[0]
     kind = index_kind(ctx, index, stmt)
-    index = _array_index(ctx, index)
+    index = _array_index(ctx, index, stmt)
     if x in an.params:
         ctx.updated_params.add(x)
     note = ""
@@ -379,9 +379,14 @@ def _written_text(ctx: Context) -> str | None:
     return text
 
 
-def _array_index(ctx: Context, index):
-    """A list in an index (`x[[0, 0, 2]]`) as `jnp.asarray([...])`: JAX rejects list indices."""
-    if isinstance(index, gast.List):
+def _array_index(ctx: Context, index, stmt=None):
+    """A list in an index (`x[[0, 0, 2]]`, or a name holding a Python list: `idx = [0, 2];
+    x[idx]`) as `jnp.asarray(...)`: JAX rejects list indices (and `jnp.result_type` lists)."""
+    if isinstance(index, gast.List) or (
+        stmt is not None
+        and isinstance(index, gast.Name)
+        and ctx.analysis.value(index, stmt).kind is Kind.LIST
+    ):
         return replace_expr(f"{ctx.names.jnp}.asarray(LIST)", LIST=index)
     if isinstance(index, gast.Tuple) and any(isinstance(e, gast.List) for e in index.elts):
         elts = [_array_index(ctx, e) for e in index.elts]

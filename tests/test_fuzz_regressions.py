@@ -1363,3 +1363,26 @@ def test_item_update_is_no_binding_of_its_names() -> None:
     )
     out = check(src)
     assert not any(r.startswith("AJ908") for r in out.refusals), out.report()
+
+
+def test_loop_number_promotion_never_needs_both_ways() -> None:
+    """Soak seed 8383: two carries entering a while loop as Python numbers, one kept and one
+    set on each side of an inner `if`. Promoting both (as names that may still be numbers)
+    needed each branch to trace the other (AJ917, refused); converting the output, where they
+    are arrays, converted it. Such names are promoted only where one way suffices."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    s = 0.0\n"
+        "    t = 0.0\n"
+        "    i = 0\n"
+        "    while i < 3 and a < s + 5.0:\n"
+        "        i += 1\n"
+        "        if a > t:\n"
+        "            t = a\n"
+        "        else:\n"
+        "            s = a\n"
+        "    return (x, y, s, t)\n"
+    )
+    _twice(src)
+    check(src)

@@ -1060,15 +1060,23 @@ class _Conditionals:
         rets = [fn.body[-1] for fn in fns]
         self._fns = fns
         branches = (s.body, s.orelse)
-        # which branch must trace the other for its types (eval_shape): never both ways
-        evals = set()
-        for n in plan.outs:
-            vals = [self._out_values(s, i, n) for i in range(2)]
-            nb = [self._number_like(s, i, n, vals, branches, plan) for i in range(2)]
-            if nb[0] != nb[1]:
-                i = 0 if nb[0] else 1
-                if vals[i].dtype != "bool" and not self._passes_through(branches[1 - i], n, plan):
-                    evals.add(i)
+        # which branch must trace the other for its types (eval_shape): never both ways. A
+        # name that only may hold a Python number (on entering a loop) is promoted only where
+        # that needs no both-ways tracing: else as before, the values the analysis sees decide
+        # (converting the output again, where such a name is an array, decides the same)
+        for loose in (True, False):
+            evals = set()
+            for n in plan.outs:
+                vals = [self._out_values(s, i, n) for i in range(2)]
+                nb = [self._number_like(s, i, n, vals, branches, plan, loose) for i in range(2)]
+                if nb[0] != nb[1]:
+                    i = 0 if nb[0] else 1
+                    if vals[i].dtype != "bool" and not self._passes_through(
+                        branches[1 - i], n, plan
+                    ):
+                        evals.add(i)
+            if len(evals) <= 1:
+                break
         if len(evals) > 1:
             raise _Refused(
                 "AJ917",
@@ -1079,7 +1087,7 @@ class _Conditionals:
             )
         for k, n in enumerate(plan.outs):
             vals = [self._out_values(s, i, n) for i in range(2)]
-            nb = [self._number_like(s, i, n, vals, branches, plan) for i in range(2)]
+            nb = [self._number_like(s, i, n, vals, branches, plan, loose) for i in range(2)]
             exprs = [self._final_expr(b, n) for b in (s.body, s.orelse)]
             if vals[0].static and vals[1].static:
                 for i, target in enumerate(_python_promotion(vals)):
@@ -1115,13 +1123,17 @@ class _Conditionals:
                         rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
                     )
 
-    def _number_like(self, s, i: int, n: str, vals, branches, plan: _Plan) -> bool:
+    def _number_like(
+        self, s, i: int, n: str, vals, branches, plan: _Plan, loose: bool = True
+    ) -> bool:
         """Whether branch ``i`` may give ``n`` as a Python number: its value is one, or it
         passes ``n`` through where ``n`` held a Python number on entering a loop around the
         `if` (`best = 0` before `for ...: if x[i] > best: best = x[i]`: the first iteration's
         `best` is that number, which lax.cond cannot return against a float array)."""
         if vals[i].static:
             return True
+        if not loose:
+            return False
         if vals[i].dtype is not None or not self._passes_through(branches[i], n, plan):
             return False
         if n in getattr(self.ctx.fn, "_aj_number_params", ()):

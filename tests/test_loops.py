@@ -1924,3 +1924,17 @@ def test_loop_calling_a_stateful_python_function_stays_python(setup, draw):
     )
     out = run(src, [(np.ones(20, np.float32),)])
     assert "fori_loop" not in out.converted and any(r.startswith("AJ931") for r in out.refusals)
+
+
+def test_enumerate_with_a_start_keyword_is_no_array():
+    """`enumerate(x, start=5)` was taken for an array to scan (the keyword form missed the
+    enumerate rule): `lax.scan(..., enumerate(x, start=5))` failed under jit."""
+    from tests.fuzz.oracle import run
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x: jax.Array):\n    s = 0.0\n"
+        "    for i, v in enumerate(x, start=5):\n        s = s + i * v\n    return s\n"
+    )
+    out = run(src, [(np.arange(4, dtype=np.float32),)])
+    assert out.kind == "converted", (out.kind, out.detail)
+    assert "scan" not in out.converted

@@ -580,6 +580,8 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
                     else set()
                 )
                 return xs, first, copy_expr(length)
+        if isinstance(node, gast.Call) and dotted_name(node.func) in _PYTHON_ITERATORS:
+            return None  # (`enumerate(x, start=1)`, `map(...)`: a Python iterator, no array)
         v = an.value(node, loop)
         if v.kind is not Kind.TRACED or v.scalar is True:
             return None
@@ -998,6 +1000,9 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
     return None
 
 
+_PYTHON_ITERATORS = frozenset(
+    {"enumerate", "zip", "map", "filter", "reversed", "iter", "sorted", "list", "tuple", "range"}
+)
 _STATEFUL_BUILTINS = frozenset({"next", "input"})
 _STATEFUL_METHODS = frozenset(
     """rand randn randint random random_sample random_integers integers normal uniform choice

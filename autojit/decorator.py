@@ -733,16 +733,9 @@ class _Record:
                 _warn(
                     self.fn,
                     f"AJ908 `{helper.fn.__name__}` changes its argument `{p}` in place, and "
-                    + (
-                        f"{found.unknown} (`{found.caller}`): a caller may read its array after "
-                        f"the call, where NumPy shows it "
-                        if found.unknown
-                        else f"`{found.caller}` reads `{found.argument}` after calling it: "
-                        f"NumPy shows it "
-                    )
-                    + "the new values, a functional update would not; "
-                    f"`{helper.fn.__name__}` is "
-                    f"called as written (use the array it returns there)",
+                    f"{found.reader()} the new values, a functional update would not; "
+                    f"`{helper.fn.__name__}` is called as written (use the array it returns "
+                    f"there)",
                     self.filename,
                     found.line + self.first_line - 1,
                 )

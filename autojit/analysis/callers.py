@@ -56,6 +56,18 @@ class ReadAfterCall:
     # where the callers cannot be followed: why (then ``argument`` is the parameter)
     unknown: str = ""
 
+    def reader(self, line: int | None = None) -> str:
+        """Who reads the array after the call, for AJ908's message (``line``: where, in the
+        file), ending where "NumPy shows it the new values" follows."""
+        at = f", line {line}" if line is not None else ""
+        if self.unknown:
+            return (
+                f"{self.unknown} (`{self.caller}`{at}): a caller may read its array after the "
+                f"call, where NumPy shows it"
+            )
+        where = f" (line {line})" if line is not None else ""
+        return f"`{self.caller}` reads `{self.argument}` after calling it{where}: NumPy shows it"
+
 
 @dataclass
 class _Site:

@@ -253,15 +253,8 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
                 "AJ908",
                 stmt,
                 f"`{ctx.fn.name}` changes its argument `{x}` in place, and "
-                + (
-                    f"{found.unknown} (`{found.caller}`, line {found.line}): a caller may read "
-                    f"its array after the call, where NumPy shows "
-                    if found.unknown
-                    else f"`{found.caller}` reads `{found.argument}` after calling it (line "
-                    f"{found.line}): NumPy shows "
-                )
-                + "it the new values, a functional update would not; use the array "
-                f"`{ctx.fn.name}` returns there instead",
+                f"{found.reader(found.line)} the new values, a functional update would not; "
+                f"use the array `{ctx.fn.name}` returns there instead",
             )
             return
     if len(indices) > 1:

@@ -913,8 +913,12 @@ def _header(fn: types.FunctionType) -> str:
         _header_cache[id(g)] = (len(g), imports, g)
     extra = []
     jax_mods = [sys.modules.get(m) for m in _JAX_PUBLIC]
-    for name in sorted(_global_names(fn.__code__)):
-        if name not in g:
+    helpers = _helper_sources(fn)
+    names = _global_names(fn.__code__)
+    for reads, _text in helpers.values():
+        names |= reads
+    for name in sorted(names):
+        if name not in g or name in helpers:
             continue
         value = g[name]
         if type(value) in (int, float, bool) or value is None:
@@ -936,7 +940,109 @@ def _header(fn: types.FunctionType) -> str:
                     alias = "" if attr == name else f" as {name}"
                     extra.append(f"from {modname} import {attr}{alias}\n")
                     break
-    return imports + "".join(extra)
+    return imports + "".join(extra) + "".join(text for _reads, text in helpers.values())
+
+
+# The module functions whose source goes into a header (rather than a `def name(): ...` stub):
+# at most this many, of at most this many lines in all
+_HELPER_LIMIT = 12
+_HELPER_LINES = 600
+_MISSING = object()
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _helper_sources(fn: types.FunctionType) -> dict[str, tuple[set[str], str]]:
+    """name -> (the global names it reads, its source at column 0) for the functions of ``fn``'s
+    module that ``fn`` calls, and that those call (in breadth-first order, within the limits
+    above). With their bodies in the header, static arguments are inferred through them as in a
+    file conversion (`n` of `f(x, n): return h(n)` where `h(k)` makes `jnp.ones(k)`). A helper
+    defined further down the module (not yet run when ``fn`` is decorated) is read from the
+    file's text."""
+    g = fn.__globals__
+    out: dict[str, tuple[set[str], str]] = {}
+    seen = {fn.__code__.co_name}
+    todo = sorted(_global_names(fn.__code__))
+    total = 0
+    while todo and len(out) < _HELPER_LIMIT:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        value = g.get(name, _MISSING)
+        reads: set[str] | None = None
+        lines: list[str] | None = None
+        if value is _MISSING:
+            if not hasattr(builtins, name):
+                lines = _module_def_lines(fn, name)
+        elif (
+            isinstance(value, types.FunctionType)
+            and value.__globals__ is g
+            and value.__code__.co_name == name
+            and value.__qualname__ == name
+            and _is_user_function(value, fn)
+        ):
+            try:
+                lines = _function_lines(value)[1]
+            except ConversionError:
+                lines = None
+            reads = _global_names(value.__code__)
+        if not lines or total + len(lines) > _HELPER_LINES:
+            continue
+        text = "".join(lines)
+        if text[:1].isspace():
+            import textwrap
+
+            text = textwrap.dedent(text)
+        try:
+            compile(text, "<helper>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        if reads is None:
+            reads = set(_WORD.findall(text))
+        total += len(lines)
+        out[name] = (reads, text)
+        todo.extend(sorted(reads - seen))
+    return out
+
+
+# filename -> (the file's lines as linecache holds them, def name -> its line index)
+_module_defs: dict[str, tuple[list[str], dict[str, int]]] = {}
+_DEF_AT_TOP = re.compile(r"(?:async\s+)?def\s+([^\W\d]\w*)\s*\(")
+
+
+def _module_def_lines(fn: types.FunctionType, name: str) -> list[str] | None:
+    """The lines of the module-level ``def name`` in ``fn``'s file (its decorators included; the
+    last one where there are several, as the last one run is what a call finds), or None."""
+    filename = fn.__code__.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    cached = _module_defs.get(filename)
+    if cached is None or cached[0] is not lines:
+        defs = {}
+        for i, line in enumerate(lines):
+            if line[:1] in ("d", "a"):
+                m = _DEF_AT_TOP.match(line)
+                if m:
+                    defs[m.group(1)] = i
+        cached = _module_defs[filename] = (lines, defs)
+    start = cached[1].get(name)
+    if start is None:
+        return None
+    first = start
+    while first > 0 and lines[first - 1].startswith("@"):
+        first -= 1
+    end = start + 1
+    n = len(lines)
+    while end < n:
+        line = lines[end]
+        if line.strip() and not line[:1].isspace() and not line.startswith("#"):
+            break
+        end += 1
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+        end -= 1
+    block = lines[first:end]
+    if block and not block[-1].endswith("\n"):
+        block[-1] += "\n"
+    return block
 
 
 def _jax_module(name: object) -> bool:

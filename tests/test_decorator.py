@@ -394,6 +394,68 @@ def test_helper_in_module_without_jnp(tmp_path):
         del sys.modules["aj_user_mod"]
 
 
+def _import_user_module(tmp_path, name: str, text: str) -> types.ModuleType:
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[name]
+    return mod
+
+
+STATIC_THROUGH_HELPERS = """\
+import jax.numpy as jnp
+import autojit
+
+def ones(k):
+    return jnp.ones(k)
+
+def direct(x, n):
+    return ones(n) * x[0]
+
+def derived(x, n):
+    m = n + 1
+    return ones(m) * x[0]
+
+@autojit.convert
+def decorated_before_its_helpers(x, n):
+    return middle(x, n)
+
+def middle(x, n):
+    # a comment at column 0 inside the body does not end it
+# (like this one)
+    return x[0] + lowest(n)
+
+def lowest(k):
+    if k > 2:
+        return jnp.ones(k).sum()
+    return jnp.zeros((k,)).sum()
+"""
+
+
+def test_static_arguments_are_inferred_through_module_helpers(tmp_path):
+    # `n` is a shape only inside a helper (two levels down, or defined below the decorated
+    # function): the decorator infers it static, as a file conversion does
+    mod = _import_user_module(tmp_path, "aj_static_helpers", STATIC_THROUGH_HELPERS)
+    text = (tmp_path / "aj_static_helpers.py").read_text()
+    by_file = autojit.convert_source(text, "m.py", all_functions=True)
+    x = f32(2.0, 5.0)
+    for name in ("direct", "derived"):
+        converted = autojit.convert(getattr(mod, name))
+        assert converted.static_argnames == by_file.function(name).static_argnames == ("n",)
+        for n in (1, 3):
+            same(converted(x, n), getattr(mod, name)(x, n))
+    f = mod.decorated_before_its_helpers
+    assert f.static_argnames == ("n",)
+    for n in (1, 2, 3, 4):
+        same(f(x, n), f.original(x, n))
+
+
 def helper_with_index(x, i):
     x[i] = 1.0
     return x

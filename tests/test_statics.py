@@ -163,6 +163,19 @@ POSITIVE = [
         ("normalize",),
         [(X + 5.0, True), (X, False)],
     ),
+    (
+        "enumerate-start",  # Python's enumerate counts from an int it needs at trace time
+        "def f(x, k):\n    s = 0.0\n    for i, v in enumerate(x[:4], start=k):\n"
+        "        s = s + i * v\n    return s\n",
+        ("k",),
+        [(X, 2), (X, -1)],
+    ),
+    (
+        "enumerate-start-positional",
+        "def f(x, k):\n    return [i * v for i, v in enumerate(x[:3], k)]\n",
+        ("k",),
+        [(X, 0), (X, 5)],
+    ),
 ]
 
 

@@ -384,6 +384,15 @@ def _visit_call(node: ast.Call, scope: ModuleScope, mark, memo: dict, stack: tup
             if kw.arg in table:
                 mark(kw.value, f"it is the `{kw.arg}` of {label}")
         return
+    # `enumerate(xs, start=k)`: Python counts from `k`, an int it needs at trace time
+    if isinstance(func, ast.Name) and func.id == "enumerate" and not scope.binds("enumerate"):
+        start = node.args[1] if len(node.args) > 1 else None
+        for kw in node.keywords:
+            if kw.arg == "start":
+                start = kw.value
+        if start is not None and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
+            mark(start, "it is the `start` of `enumerate()`, a Python int")
+        return
     # a helper function of the same module: its static parameters make the arguments static
     if isinstance(func, ast.Name) and func.id in scope.functions:
         helper_name = func.id

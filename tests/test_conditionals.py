@@ -552,6 +552,71 @@ def test_side_effects_refused(body, code):
     assert c.text == text
 
 
+OUTER_NAMES_AND_WALRUS = {
+    # a name declared global/nonlocal, assigned in a branch: a branch function's own name there
+    "global-in-branch": (
+        "K = 0\n\n\ndef f(x):\n    global K\n    if x[0] > 0:\n        K = 1\n"
+        "    return x + K\n",
+        "AJ912",
+    ),
+    "nonlocal-in-branch": (
+        "def outer(x):\n    flag = 0.0\n\n    def f(x):\n        nonlocal flag\n"
+        "        if x[0] > 0:\n            flag = 1.0\n        return x + flag\n\n"
+        "    return f(x) + flag\n",
+        "AJ912",
+    ),
+    # `:=` that Python's and/or may skip: a traced predicate computes every operand
+    "walrus-skipped-by-and": (
+        "def f(x):\n    t = 0.\n    if x[0] > 0 and (t := x[1]) > 0:\n        x = x * 2.\n"
+        "    return x + t\n",
+        "AJ912",
+    ),
+    "walrus-skipped-by-or-value": (
+        "def f(x):\n    t = 0.\n    c = (x[0] > 0) or ((t := x[1]) > 0)\n"
+        "    return jnp.where(c, 1., 0.) + t\n",
+        "AJ912",
+    ),
+    # a lambda branch would bind it as its own (and `lambda: t := v` does not even parse)
+    "walrus-in-ternary-branch": (
+        "def f(x):\n    t = 0.\n    y = (t := x * 2.) if x[0] > 0 else x\n"
+        "    return jnp.sin(y + t)\n",
+        "AJ912",
+    ),
+    "walrus-in-comprehension-in-branch": (
+        "def f(x):\n    last = 0.\n    if x[0] > 0:\n"
+        "        ys = [(last := v * 2.) for v in [1., 2.]]\n    return x + last\n",
+        "AJ914",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTER_NAMES_AND_WALRUS))
+def test_names_bound_outside_a_branch_function_are_refused(name):
+    body, code = OUTER_NAMES_AND_WALRUS[name]
+    text = HEADER + body
+    c = convert(text)
+    assert code in {r.code for r in c.refusals}, (c.refusals, c.text)
+    assert c.text == text  # left as written
+    assert not [ch for ch in c.changes if ch.code != "AJ100"]
+
+
+def test_walrus_bound_before_a_traced_if_is_converted():
+    # (in the test of the `if`, or of a ternary, it runs before the branches: fine)
+    text = (
+        HEADER
+        + """\
+def f(x):
+    if (s := x.sum()) > 0:
+        y = x * s
+    else:
+        y = x - s
+    z = x[0] if (t := x[1]) > 0 else -x[0]
+    return y + s + z + t
+"""
+    )
+    check_paths(text, "f", calls((np.ones(2, F32),), (-np.ones(2, F32),)), expect=["AJ102"])
+
+
 def test_unknown_condition_kept_and_reported():
     text = (
         HEADER

@@ -187,6 +187,36 @@ def test_fori_traced_bound_accumulator_promoted():
     np.testing.assert_array_equal(out, 0)
 
 
+TUPLE_STATE = """
+def fib_like(x, n):
+    st = (0.0, 1.0)
+    for i in range(n):
+        a, b = st
+        st = (b, a + b * x[i])
+    return st
+
+def counted(x, n):
+    st = (0, 1.0)
+    acc = 0.0
+    i = 0
+    while i < n:
+        a, b = st
+        st = (a + 1, b * x[i])
+        acc = acc + b
+        i = i + 1
+    return st, acc
+"""
+
+
+@pytest.mark.parametrize("name,code", [("fib_like", "AJ202"), ("counted", "AJ201")])
+def test_tuple_state_of_python_numbers_promoted_element_by_element(name, code):
+    # `st = (0.0, 1.0)` carried through a traced loop: each element gets the type the loop
+    # gives it (a tree map), alone or beside other carries
+    x = f32(1, 2, 3, 4)
+    conv = check(TUPLE_STATE, name, [(x, i32(3)), (x, i32(0))], codes=[code])
+    assert "jax.tree.map(lambda t, v: jnp.full(t.shape, v, t.dtype)" in conv.text
+
+
 def test_fori_start_stop():
     check(
         """
@@ -1468,6 +1498,76 @@ def test_loop_with_exits_and_no_state_is_refused_as_written():
     conv, _, _ = _convert(src)
     assert "continue_" not in conv.text
     assert "AJ932" in {r.code for r in conv.refusals}
+
+
+def test_lowered_loop_whose_conversion_is_refused_is_put_back_as_written():
+    """The inner loop's `return` becomes flags, then its while loop is refused (`j` first bound
+    in it is read after it): the loop is put back exactly as written, the refusal reported at
+    it, and no AJ205 change claimed. The outer loop is refused around it."""
+    src = """
+    def f(x, n):
+        for i in range(n):
+            for j in range(n):
+                if x[i, j] < 0:
+                    return x[i, j] * 10
+        return x.sum()
+    """
+    conv, _, _ = _convert(src)
+    assert conv.text == HEADER + textwrap.dedent(src)
+    refused = {(r.code, r.location.line) for r in conv.refusals}
+    inner_line = HEADER.count("\n") + 4
+    assert ("AJ932", inner_line) in refused
+    assert ("AJ919", inner_line - 1) in refused
+    assert "AJ205" not in {c.code for c in conv.changes}
+
+
+LOOPS_BINDING_OUTSIDE = {
+    "walrus-in-while-condition": """
+    def f(x):
+        i = 0
+        v = 0.
+        while (v := x[i]) > 0:
+            i += 1
+        return v + i
+    """,
+    "global-in-loop": """
+    HITS = 0
+
+    def f(x, n):
+        global HITS
+        for i in range(n):
+            HITS = HITS + 1
+            x = x * 2.
+        return x
+    """,
+    "walrus-in-comprehension-in-loop": """
+    def f(x, n):
+        last = 0.
+        for i in range(n):
+            ys = [(last := v * x[i]) for v in [1., 2.]]
+            x = x + ys[0]
+        return x + last
+    """,
+    "walrus-skipped-by-and-in-loop": """
+    def f(x, n):
+        t = 0.
+        for i in range(n):
+            c = (x[i] > 0) and ((t := x[i] * 2.) > 0)
+            x = x + jnp.where(c, 1., 0.)
+        return x + t
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS_BINDING_OUTSIDE))
+def test_loop_binding_names_outside_its_body_function_is_refused(name):
+    """A loop whose body or condition binds a name of the function that a body/condition
+    function would bind as its own (`global`, `:=` in the condition or in a comprehension, a
+    `:=` skipped by `and`) stays Python, reported."""
+    src = LOOPS_BINDING_OUTSIDE[name]
+    conv, _, _ = _convert(src)
+    assert "AJ931" in {r.code for r in conv.refusals}, (conv.refusals, conv.text)
+    assert "_body" not in conv.text and "fori_loop" not in conv.text
 
 
 # -- return inside a loop, with code after the loop that depends on it ----------------------

@@ -58,6 +58,44 @@ class Options:
 INFORMATIONAL_REFUSALS = frozenset({"AJ930"})
 
 
+def declared_outer(fn) -> frozenset[str]:
+    """The names ``fn`` declares ``global`` or ``nonlocal`` (not its nested functions' own):
+    assigned in a branch or loop body that becomes a function of its own, they would be that
+    function's locals there. Computed once per function node."""
+    found = fn.__dict__.get("_aj_declared_outer")
+    if found is None:
+        found = frozenset(
+            name
+            for st in walk_statements(fn.body)
+            if isinstance(st, (gast.Global, gast.Nonlocal))
+            for name in st.names
+        )
+        fn._aj_declared_outer = found
+    return found
+
+
+def walrus_in(node) -> gast.NamedExpr | None:
+    """The first ``:=`` inside ``node``, if any: it binds a name of the function, which an
+    expression moved into a lambda or a generated function would bind there instead."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.NamedExpr):
+            return n
+    return None
+
+
+def short_circuited_walrus(node) -> gast.NamedExpr | None:
+    """A ``:=`` that Python's ``and``/``or`` may skip (in an operand after the first) inside
+    ``node``: converted to ``jnp.logical_and`` / ``jnp.where`` / a flag, every operand is
+    computed, and the name would always be bound."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.BoolOp):
+            for v in n.values[1:]:
+                named = walrus_in(v)
+                if named is not None:
+                    return named
+    return None
+
+
 def first_refused(stmts):
     """The first statement in ``stmts`` (at any depth) that a converter refused to rewrite."""
     for s in walk_statements(stmts, into_functions=True):

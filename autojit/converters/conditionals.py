@@ -39,7 +39,14 @@ from ..analysis.activity import contains, expr_activity
 from ..gastconv import NodeTransformer, walk_bfs
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context, first_refused, walk_statements
+from .base import (
+    Context,
+    declared_outer,
+    first_refused,
+    short_circuited_walrus,
+    walk_statements,
+    walrus_in,
+)
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
@@ -658,6 +665,26 @@ class _Conditionals:
             self._assigning_if(s, block, prefix, op, rest)
 
     def _check_branches(self, s) -> None:
+        named = short_circuited_walrus(s.test)
+        if named is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"`{self._src(named)}` in `{self._src(s.test)}` runs only when Python's "
+                f"`and`/`or` reaches it; as a traced predicate every operand is computed (and "
+                f"the `:=` would always bind); assign it in a statement before the `if`",
+            )
+        outer = declared_outer(self.ctx.fn)
+        if outer:
+            written = sorted(outer & self.an.activity.of_block(s.body + s.orelse).writes)
+            if written:
+                raise _Refused(
+                    "AJ912",
+                    s,
+                    f"`{written[0]}` is declared `global`/`nonlocal` and assigned under the "
+                    f"traced condition `{self._src(s.test)}`: in a branch function it would be "
+                    f"that function's own name; return the new value instead",
+                )
         for stmt in _walk(s.body + s.orelse):
             if isinstance(stmt, (gast.Raise, gast.Assert)):
                 raise _Refused(
@@ -691,6 +718,15 @@ class _Conditionals:
                 )
             if _own_contains(stmt, (gast.Yield, gast.YieldFrom, gast.Await)):
                 raise _Refused("AJ914", stmt, "`yield`/`await` under a traced condition")
+            named = _walrus_in_comprehension(stmt)
+            if named is not None:
+                raise _Refused(
+                    "AJ914",
+                    stmt,
+                    f"`{self._src(named)}` in a comprehension under the traced condition "
+                    f"`{self._src(s.test)}` binds `{named.target.id}` of the function, which a "
+                    f"branch function would bind as its own; assign it in a statement",
+                )
             self._check_effects(s, stmt)
 
     def _check_effects(self, s, stmt) -> None:
@@ -1579,6 +1615,16 @@ def _pure_static_operand(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
 
 
+def _walrus_in_comprehension(stmt):
+    """A ``:=`` inside a comprehension of ``stmt`` (it binds a name of the enclosing function)."""
+    for n in walk_bfs(stmt):
+        if isinstance(n, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            named = walrus_in(n)
+            if named is not None:
+                return named
+    return None
+
+
 def _number_literal(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
@@ -1700,6 +1746,16 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if not self.conv.ctx.allowed("AJ104", node):
             return node
         c = self.conv
+        named = walrus_in(node.body) or walrus_in(node.orelse)
+        if named is not None:
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{c._src(named)}` in a branch of `... if {c._src(node.test)} else ...`: "
+                f"converted, both branches are traced (the `:=` would run on both paths, or "
+                f"bind a name of a lambda); assign it in a statement before",
+            )
+            return node
         pred = c.pred(node.test, self.stmt)
         a, b = node.body, node.orelse
         if c._cheap(a) and c._cheap(b) and c._same_shape(a, self.stmt, b, self.stmt):
@@ -1764,6 +1820,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         rest_vals = vals[k:]
         if len(rest) == 1:
             return node  # `S and T`, `S` static: Python reads `S`, then gives `S` or `T` as is
+        named = next((w for w in map(walrus_in, rest[1:]) if w is not None), None)
+        if named is not None:
+            op = "or" if isinstance(node.op, gast.Or) else "and"
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{c._src(named)}` runs only when Python's `{op}` reaches it; converted, "
+                f"every operand is computed (and `:=` would always bind); kept as Python's "
+                f"`{op}`: assign it in a statement before",
+            )
+            return node
         if all(v.dtype == "bool" for v in rest_vals):
             fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
             out = rest[-1]

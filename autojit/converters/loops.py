@@ -45,7 +45,14 @@ from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
-from .base import Context, first_refused, walk_statements
+from .base import (
+    Context,
+    declared_outer,
+    first_refused,
+    short_circuited_walrus,
+    walk_statements,
+    walrus_in,
+)
 from .normalize import always_returns
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -150,6 +157,13 @@ def _convert_function(ctx: Context) -> None:
             _keep_writes(loop.body, {name})
             continue
         result = _convert_loop(ctx, block, loop, forced)
+        snapshot = getattr(loop, "_aj_unlower", None)
+        if not result and snapshot is not None:
+            # the lowered form was not converted: the loop as it was, refused as it was
+            done.add(snapshot.restore(ctx, refused=getattr(loop, "_aj_refused", None)))
+            forced.pop(loop, None)
+            _reanalyse(ctx)
+            continue
         if result is _LOWERED:
             done.discard(loop)  # a `for` lowered in place is converted again
         if result:
@@ -183,6 +197,46 @@ def _convert_helper(ctx: Context, helper) -> None:
 def _reanalyse(ctx: Context) -> None:
     an = ctx.analysis
     ctx.analysis = FunctionAnalysis(ctx.fn, ctx.scope, an.static_params, an.values.enclosing)
+
+
+class _Snapshot:
+    """A loop's block (the list) and every node of the loop as they are, to put back where a
+    rewrite of it that was begun is refused: the loop's exits made flags (the tail `return`
+    after it included), its slices made dynamic, and the change reported for that."""
+
+    def __init__(self, ctx: Context, block: list, loop) -> None:
+        self.block, self.items, self.loop = block, list(block), loop
+        # (each node's own dict, its lists copied: lowering assigns fields and new lists)
+        self.nodes = [
+            (n, {k: list(v) if type(v) is list else v for k, v in n.__dict__.items()})
+            for n in gast.walk(loop)
+        ]
+        self.n_changes = len(ctx.changes)
+        self.dropped = getattr(ctx.fn, "_aj_dropped", None)
+        self.changes: list = []
+
+    def done(self, ctx: Context, lowered) -> None:
+        """The exits were made flags; ``lowered`` is the loop that is converted next."""
+        self.changes = ctx.changes[self.n_changes :]
+        lowered._aj_unlower = self
+
+    def restore(self, ctx: Context, refused: str | None = None):
+        """Put everything back; the loop is marked refused (``refused``: with that code, which
+        a conversion of the lowered loop gave). Returns the loop."""
+        refused = refused or self.loop.__dict__.get("_aj_refused")  # (refused meanwhile)
+        for node, saved in self.nodes:
+            node.__dict__.clear()
+            node.__dict__.update(saved)
+        self.block[:] = self.items
+        taken = set(map(id, self.changes or ctx.changes[self.n_changes :]))
+        ctx.changes[:] = [c for c in ctx.changes if id(c) not in taken]
+        if self.dropped is None:
+            ctx.fn.__dict__.pop("_aj_dropped", None)
+        else:
+            ctx.fn._aj_dropped = self.dropped
+        if refused:
+            self.loop._aj_refused = refused
+        return self.loop
 
 
 class _Lowered:
@@ -263,6 +317,7 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
         )
         return False
     plan.dynamic = _provable_slices(ctx, an, loop, plan)
+    has_exits = any(True for _ in _exits(loop.body))
     problem = _body_problem(ctx, an, block, loop, plan)
     if problem is not None:
         code, node, reason = problem
@@ -271,11 +326,14 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
             _python_indexed(ctx, loop, plan)
             return True
         return False
+    # a loop whose exits become flags is converted again from the lowered form: where that
+    # conversion is refused, the loop is put back as it was (`_put_back`)
+    lowering = has_exits or plan.step is not None
+    snapshot = _Snapshot(ctx, block, loop) if lowering else None
     if plan.dynamic:
         _dynamic_slices(ctx, loop, plan)
         _reanalyse(ctx)
         an = ctx.analysis
-    has_exits = any(True for _ in _exits(loop.body))
     if has_exits and plan.kind == "scan" and isinstance(loop, gast.For):
         after = an.live_out(loop) | (an.live_in(loop.orelse[0]) if loop.orelse else set())
         read = sorted(plan.targets & after)
@@ -288,6 +346,8 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
                 f"a scan gives it the last element, not the one it stopped at; assign it to "
                 f"a variable before the loop and in it, and read that",
             )
+            if snapshot is not None:
+                snapshot.restore(ctx)
             return False
     if has_exits or plan.step is not None:
         if has_exits and not ctx.allowed("AJ205", loop):
@@ -299,8 +359,12 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
         ):
             # nothing to carry: refuse before the exits become flags (the loop stays as written)
             ctx.refuse("AJ932", loop, _NO_STATE)
+            if snapshot is not None:
+                snapshot.restore(ctx)  # (slices made dynamic taken back)
             return False
-        _lower_exits(ctx, block, loop, plan, forced)
+        lowered = _lower_exits(ctx, block, loop, plan, forced)
+        if snapshot is not None:
+            snapshot.done(ctx, lowered)
         return _LOWERED
     return _rewrite(ctx, an, block, loop, plan)
 
@@ -887,6 +951,24 @@ def _exits(stmts, nested: bool = False):
 def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
     """(code, node, reason) when the loop body cannot become a function; else None."""
     stacked = set(_stacked_appends(ctx, an, block, loop, plan).values())
+    named = walrus_in(loop.test) if isinstance(loop, gast.While) else None
+    if named is not None:
+        return (
+            "AJ931",
+            loop,
+            f"`{gast.unparse(named).strip()}` in the loop's condition binds `{named.target.id}`, which the "
+            f"condition function of a converted loop would bind as its own; assign it in the "
+            f"body (and before the loop) instead",
+        )
+    outer = declared_outer(ctx.fn)
+    written = sorted(outer & an.activity.of_block(loop.body).writes) if outer else []
+    if written:
+        return (
+            "AJ931",
+            loop,
+            f"`{written[0]}` is declared `global`/`nonlocal` and assigned in the loop: in a loop "
+            f"body function it would be that function's own name; left as Python",
+        )
     for s in _own_statements(loop.body):
         if isinstance(s, _FORBIDDEN):
             kind = type(s).__name__.lower()
@@ -905,6 +987,24 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                     s,
                     "a generator or coroutine loop cannot be traced; left as Python",
                 )
+            if isinstance(n, gast.BoolOp) and short_circuited_walrus(n) is not None:
+                return (
+                    "AJ931",
+                    s,
+                    f"`{gast.unparse(short_circuited_walrus(n)).strip()}` runs only when "
+                    f"Python's `and`/`or` reaches it; in a traced loop body every operand is "
+                    f"computed; assign it in a statement",
+                )
+            if isinstance(n, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+                named = walrus_in(n)
+                if named is not None:
+                    return (
+                        "AJ931",
+                        s,
+                        f"`{gast.unparse(named).strip()}` in a comprehension binds `{named.target.id}` of "
+                        f"the function, which a loop body function would bind as its own; "
+                        f"assign it in a statement",
+                    )
         targets = []
         if isinstance(s, (gast.Assign,)):
             targets = s.targets
@@ -1709,6 +1809,11 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 )
             elif n in undefined:
                 new += replace(f"{n} = {jnp}.zeros({t}.shape, {t}.dtype)")
+            elif n in promote and _assigned_tuple(loop, n):
+                # (a tuple of Python numbers, say: each element given its type)
+                new += replace(
+                    f"{n} = {jax}.tree.map(lambda t, v: {jnp}.full(t.shape, v, t.dtype), {t}, {n})"
+                )
             elif n in promote:
                 new += replace(f"{n} = {jnp}.full({t}.shape, {n}, {t}.dtype)")
     targets_text = carry[0] if single else tuple_text
@@ -1847,9 +1952,7 @@ def _not_flags(flags: list[str]) -> str:
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
-def _lower_exits(
-    ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast.AST, _Plan]
-) -> None:
+def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast.AST, _Plan]):
     """Rewrite break/continue/return in ``loop`` as flags and guarded ``if`` statements, in place.
 
     ``break`` sets ``break_`` (carried; the loop stops on it), ``continue`` sets ``continue_``
@@ -2061,7 +2164,7 @@ def _lower_exits(
     new_loop._aj_flags = frozenset(f for f in (brk, cont, returned) if f)
     replace_statements(block, [loop], before + [new_loop] + after)
     if not kinds:
-        return
+        return new_loop
     ctx.change(
         "AJ205",
         loop,
@@ -2072,6 +2175,7 @@ def _lower_exits(
         f"statements; the loop runs while `{encoded}` (true in its state until the break), "
         f"no flag carried",
     )
+    return new_loop
 
 
 def _int_literal(node) -> int | bool | None:

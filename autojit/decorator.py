@@ -50,6 +50,8 @@ _INNER = "__autojit_function__"  # the def's name inside the factory: its own na
 _WRAPPER_CLASS = "__autojit_scope__"
 _OPT_OUT = "__autojit_do_not_convert__"
 _MARK = "__autojit_converted__"
+_ASYNC = 0x80 | 0x200  # CO_COROUTINE, CO_ASYNC_GENERATOR
+_NOT_A_VALUE = 0x20 | _ASYNC  # and CO_GENERATOR: a call returns no array
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
@@ -60,6 +62,10 @@ _FALLBACK_MODULES = {"jax": "jax", "jnp": "jax.numpy", "lax": "jax.lax"}
 # Where a `from X import name` of a jax function is looked for, to tell the analysis about it.
 _JAX_PUBLIC = ("jax.numpy", "jax.lax", "jax", "jax.random", "jax.nn")
 _NOT_USER_PACKAGES = {"jax", "jaxlib", "numpy", "autojit", "scipy", "builtins"}
+
+
+class StaleSourceError(ConversionError):
+    """The function's source file no longer holds the code that runs."""
 
 
 class ConversionWarning(UserWarning):
@@ -152,7 +158,13 @@ def _decorate(
         rewrap = type(f)
         f = f.__func__
     fn = _plain_function(f)
-    rec = _Record(fn, user_names, user_nums, recursive)
+    try:
+        rec = _Record(fn, user_names, user_nums, recursive)
+    except StaleSourceError as exc:
+        # converting other text than what runs would run other code: the function as it is
+        code = fn.__code__
+        _warn(fn, f"{exc}; left as it is", code.co_filename, code.co_firstlineno)
+        rec = _Record.unconverted(fn)
     _decorated.add(rec)
     rec.warn_refusals()
 
@@ -224,6 +236,11 @@ def _plain_function(f: Any) -> types.FunctionType:
     original = getattr(f, "original", None)
     if isinstance(original, types.FunctionType) and getattr(f, _MARK, False):
         f = original
+    # (the entry or the converted code of an earlier decoration: down to the user's function)
+    while getattr(f, _MARK, False) and isinstance(
+        getattr(f, "__wrapped__", None), types.FunctionType
+    ):
+        f = f.__wrapped__
     return f
 
 
@@ -291,6 +308,13 @@ class _Record:
         self.codes: set[types.CodeType] = set()
         code = fn.__code__
         self.filename = code.co_filename
+        if code.co_flags & _NOT_A_VALUE:
+            kind = "an async function" if code.co_flags & _ASYNC else "a generator function"
+            raise ConversionError(
+                f"autojit cannot convert `{fn.__qualname__}` ({self.filename}:"
+                f"{code.co_firstlineno}): it is {kind}, whose call returns no array for "
+                f"jax.jit to trace"
+            )
         if code.co_name == "<lambda>":
             raise ConversionError(
                 f"autojit cannot convert a lambda ({self.filename}:{code.co_firstlineno}): "
@@ -308,12 +332,21 @@ class _Record:
             header += f"class {_WRAPPER_CLASS}:\n"
         # (the key leaves out where the function starts: a conversion is the same wherever the
         # lines above it move; the code, compiled at the file's line numbers, is kept by line)
+        # (with the code's fingerprint: an entry is found only for the code it was made from,
+        # whose source it was checked to be)
         key = _cache_key(fn, header, self.lines, declared)
         entry = _cache_get(key, fn)
         fresh = entry is None
         fc: FunctionConversion | None = None
         if entry is None:
             fc, nheader = self._convert(header, declared)
+            if fc.changed and _source_matches(fn, self.lines, header) is False:
+                raise StaleSourceError(
+                    f"autojit cannot convert `{fn.__qualname__}` ({self.filename}:"
+                    f"{code.co_firstlineno}): the file's text there does not compile to the "
+                    f"code that runs (the file changed after the import: reload the module; "
+                    f"or an import hook rewrote the function)"
+                )
             entry = {"fc": _encode_fc(fc), "nheader": nheader, "lines": self.lines, "codes": {}}
             _cache_put(key, entry, fn, write=False)
         self.entry = entry
@@ -339,6 +372,22 @@ class _Record:
             # (written with the code compiled for where the function is now, only)
             entry["codes"] = {k: c for k, c in entry["codes"].items() if k[0] == self.first_line}
             _cache_put(key, entry, fn, write=True)
+
+    @classmethod
+    def unconverted(cls, fn: types.FunctionType) -> _Record:
+        """The record of ``fn`` left as it is (its source is not the code that runs)."""
+        rec = cls.__new__(cls)
+        code = fn.__code__
+        rec.fn, rec.recursive, rec.resolving = fn, False, False
+        rec.final, rec.cell = fn, types.CellType(fn)
+        rec.compiled, rec.tree, rec.codes = None, None, set()
+        rec.filename = code.co_filename
+        where = Location(code.co_filename, code.co_firstlineno, 1)
+        rec.fc = FunctionConversion(fn.__name__, fn.__qualname__, where, "", "")
+        rec.changes, rec.refusals, rec.changed = [], [], False
+        rec.updated_arguments = set()
+        rec.source = ""
+        return rec
 
     # -- conversion -------------------------------------------------------------------------
     def _convert(self, header: str, declared: set[str]) -> tuple[FunctionConversion, int]:
@@ -805,6 +854,7 @@ def _function_lines(fn: types.FunctionType) -> tuple[int, list[str]]:
     """(first line, lines) of ``fn``'s source in its file, decorators included."""
     code = fn.__code__
     filename = code.co_filename
+    linecache.checkcache(filename)  # (a file edited and reloaded since it was read: read again)
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         where = f"{filename}:{code.co_firstlineno}"
@@ -1104,11 +1154,107 @@ def _cache_key(fn: types.FunctionType, header: str, lines: list[str], declared: 
     import hashlib
 
     h = hashlib.sha1(_fingerprint().encode())
-    for part in (fn.__code__.co_filename, ",".join(sorted(declared)), header):
+    for part in (fn.__code__.co_filename, ",".join(sorted(declared)), header, _code_digest(fn.__code__)):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     h.update("".join(lines).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+def _code_digest(code: types.CodeType) -> str:
+    """What a function's code does, apart from where it stands: its bytecode, names and
+    constants (and those of the code inside it). Equal for the code compiled from the same
+    text wherever the text stands in its file."""
+    import hashlib
+
+    h = hashlib.sha1()
+    for c in _all_codes(code):
+        h.update(c.co_code)
+        for part in (c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars):
+            h.update("\0".join(part).encode("utf-8", "surrogatepass"))
+            h.update(b"\1")
+        h.update(_consts_text(c.co_consts).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _consts_text(consts: tuple) -> str:
+    """The constants of a code object as text, the same in every process (a frozenset listed
+    sorted; code objects by name, their own constants being hashed on their own)."""
+    out = []
+    for c in consts:
+        if isinstance(c, types.CodeType):
+            out.append(f"<code {c.co_name}>")
+        elif isinstance(c, frozenset):
+            out.append("frozenset(" + ",".join(sorted(map(repr, c))) + ")")
+        elif isinstance(c, tuple):
+            out.append("(" + _consts_text(c) + ")")
+        else:
+            out.append(f"{type(c).__name__}:{c!r}")
+    return "\2".join(out)
+
+
+def _source_matches(fn: types.FunctionType, lines: list[str], header: str) -> bool | None:
+    """Whether ``lines`` (the function's source as found in its file) compile to ``fn``'s code:
+    False where they do not (the file edited after the import: the text found is not what
+    runs, or an import hook that rewrote the code); None where that cannot be told (a form
+    of nesting the check does not rebuild)."""
+    code = fn.__code__
+    text = "".join(lines)
+    free = [v for v in code.co_freevars if v != "__class__"]
+    if text[:1].isspace():
+        # compiled where it was: a method in a class of its owner's name (private names are
+        # mangled with it), a nested function in a function whose parameters are its free names
+        owner = _owner_class(fn)
+        if owner is None:
+            head = f"def {_FACTORY}({', '.join(free)}):\n"
+        elif free:
+            if len(text) - len(text.lstrip(" \t")) < 2:
+                return None
+            head = f"def {_FACTORY}({', '.join(free)}):\n class {owner}:\n"
+        else:
+            head = f"class {owner}:\n"
+        text = head + text
+    elif free:
+        return None
+    # (the module's imports first: the compiler calls a method of an imported name otherwise)
+    imports = "".join(line for line in header.splitlines(True) if line.startswith("import "))
+    flags = code.co_flags & _FUTURE_FLAGS
+    try:
+        module = compile(imports + text, code.co_filename, "exec", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    found = next(
+        (c for c in _all_codes(module) if c.co_name == code.co_name and c is not module), None
+    )
+    if found is None:
+        return None
+    if _code_digest(found) == _code_digest(code):
+        return True
+    return _instructions(found) == _instructions(code)
+
+
+def _instructions(code: types.CodeType) -> list[tuple[Any, ...]]:
+    """``code``'s instructions, and those of the code inside it, in a form that two compiles of
+    the same text share whatever the compiler knew of the module around it (a method call on
+    an imported name is an attribute load: `LOAD_METHOD` read as `LOAD_ATTR`; jump targets as
+    instruction numbers, as the inline caches of the two differ in size)."""
+    import dis
+
+    out: list[tuple[Any, ...]] = []
+    for c in _all_codes(code):
+        instrs = list(dis.get_instructions(c))
+        number = {ins.offset: k for k, ins in enumerate(instrs)}
+        for ins in instrs:
+            name = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
+            arg = ins.argval
+            if ins.opcode in dis.hasjabs or ins.opcode in dis.hasjrel:
+                arg = number.get(arg, arg)
+            elif isinstance(arg, types.CodeType):
+                arg = arg.co_name
+            elif isinstance(arg, frozenset):
+                arg = tuple(sorted(map(repr, arg)))
+            out.append((name, arg))
+    return out
 
 
 def _disk_path(fn: types.FunctionType) -> str | None:
@@ -1467,12 +1613,23 @@ def _shift_location(loc: Location, shift: int) -> Location:
     )
 
 
+# a line a message names ("the statement at line 12", "(line 7: ...)"): a line of the text
+# converted, which starts with the decorator's header
+_LINE_IN_MESSAGE = re.compile(r"\b(line )(\d+)\b")
+
+
+def _shift_message(message: str, shift: int) -> str:
+    if not shift or "line " not in message:
+        return message
+    return _LINE_IN_MESSAGE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + shift}", message)
+
+
 def _shift_change(c: Change, shift: int) -> Change:
-    return Change(c.code, _shift_location(c.location, shift), c.message)
+    return Change(c.code, _shift_location(c.location, shift), _shift_message(c.message, shift))
 
 
 def _shift_refusal(r: Refusal, shift: int) -> Refusal:
-    return Refusal(r.code, _shift_location(r.location, shift), r.reason)
+    return Refusal(r.code, _shift_location(r.location, shift), _shift_message(r.reason, shift))
 
 
 def _annotate(exc: BaseException) -> None:

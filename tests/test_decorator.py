@@ -456,6 +456,108 @@ def test_static_arguments_are_inferred_through_module_helpers(tmp_path):
         same(f(x, n), f.original(x, n))
 
 
+STALE_SOURCE = """\
+import autojit
+
+@autojit.convert
+def f(x):
+    if x[0] > 0:
+        x = x * 2.0
+    return x
+"""
+
+
+def test_reloaded_module_is_converted_from_its_new_text(tmp_path, monkeypatch):
+    # the module edited, then reloaded (importlib.reload, IPython's autoreload): the text
+    # converted is the new one, not lines read before the edit
+    import importlib
+    import os
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "aj_reloaded.py"
+    path.write_text(STALE_SOURCE)
+    import aj_reloaded as mod  # type: ignore[import-not-found]
+
+    try:
+        x = f32(1.0, 2.0)
+        same(mod.f(x), f32(2.0, 4.0))
+        path.write_text(STALE_SOURCE.replace("x * 2.0", "x * 100.0"))
+        os.utime(path, (1, 1))  # (a new stat, whatever the clock's resolution)
+        importlib.reload(mod)
+        same(mod.f(x), f32(100.0, 200.0))
+        assert "100.0" in mod.f.source
+    finally:
+        sys.modules.pop("aj_reloaded", None)
+
+
+def test_source_edited_after_import_is_not_converted(tmp_path, monkeypatch):
+    # the file changed after the import, not reloaded: its text is not the code that runs, so
+    # converting it would run other code; the function is left as it is, with a warning
+    import os
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "aj_edited.py"
+    path.write_text(STALE_SOURCE.replace("@autojit.convert\n", ""))
+    import aj_edited as mod  # type: ignore[import-not-found]
+
+    try:
+        path.write_text(STALE_SOURCE.replace("@autojit.convert\n", "").replace("2.0", "100.0"))
+        os.utime(path, (1, 1))
+        with pytest.warns(autojit.ConversionWarning, match="does not compile to the code"):
+            converted = autojit.convert(mod.f)
+        assert converted.changes == [] and converted.source == ""
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            converted(f32(1.0, 2.0))  # the imported code, as written: loud under jit
+    finally:
+        sys.modules.pop("aj_edited", None)
+
+
+def a_generator(x):
+    for i in range(3):
+        yield x[i]
+
+
+async def a_coroutine(x):
+    return x
+
+
+@pytest.mark.parametrize("fn,kind", [(a_generator, "generator"), (a_coroutine, "async")])
+def test_generators_and_coroutines_are_refused_at_decoration(fn, kind):
+    with pytest.raises(autojit.ConversionError, match=f"it is an? {kind}"):
+        autojit.convert(fn)
+
+
+def zeros_of_size(x, n):
+    out = jnp.zeros(n)
+    out[0] = x[0]
+    return out
+
+
+def test_converting_a_converted_function_keeps_its_static_arguments():
+    once = autojit.convert(zeros_of_size)
+    twice = autojit.convert(once)
+    assert once.static_argnames == twice.static_argnames == ("n",)
+    assert twice.original is zeros_of_size
+    same(twice(f32(3.0, 4.0), 3), f32(3.0, 0.0, 0.0))
+
+
+def index_as_a_shape(x, n):
+    out = x
+    for i in range(n):
+        out = out + jnp.zeros(i + 1).sum()  # the index is a shape here
+    return out
+
+
+def test_lines_named_in_messages_are_the_files():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        converted = autojit.convert(index_as_a_shape)
+    line = line_of("jnp.zeros(i + 1).sum()  # the index is a shape here")
+    (refusal,) = [r for r in converted.refusals if r.code == "AJ934"]
+    assert f"line {line}:" in refusal.reason
+    assert any(f"line {line}:" in str(w.message) for w in caught)
+
+
 def helper_with_index(x, i):
     x[i] = 1.0
     return x

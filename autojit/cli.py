@@ -981,16 +981,16 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
     conv = result.conversion
     if conv is None:
         return []
-    from .editor import LineIndex
+    from .editor import LineIndex, function_at
 
     index = LineIndex(result.text)  # LSP ranges (0-based, UTF-16) next to the 1-based fields
     edits = _line_edits(result.text, result.new_text, index)
+    fixes, spans = _function_fixes(result, edits, index)
     out: list[dict[str, Any]] = []
     for c in conv.changes:
         loc = _loc_json(c.location)
-        fix = [
-            e for e in edits if e["start_line"] <= loc["end_line"] and e["end_line"] >= loc["line"]
-        ]
+        at = function_at(spans, index.offset_of(c.location.line, c.location.col))
+        fix = fixes.get(at.qualname, []) if at is not None else []
         out.append(
             {
                 "kind": "note" if c.code in KEPT_CODES else "change",
@@ -1016,6 +1016,43 @@ def _findings(result: FileResult) -> list[dict[str, Any]]:
         )
     out.sort(key=lambda it: (it["line"], it["col"], it["code"]))
     return out
+
+
+def _function_fixes(
+    result: FileResult, edits: list[dict[str, Any]], index: Any
+) -> tuple[dict[str, list[dict[str, Any]]], list[Any]]:
+    """The fix of each changed function: the edits that convert it, and it alone (with the
+    imports it needs), as the editor's quick-fix does. A rewrite's lines are not only those of
+    its statement (a loop's `fori_loop` call comes after it), and the rewrites of one function
+    go together: every finding of a function carries its function's edits. A function whose
+    edits cannot be told from its neighbours' gets none (never a partial fix)."""
+    from .editor import _line_span, apply_text_edits, convertible_functions
+
+    assert result.conversion is not None
+    spans = convertible_functions(result.text, index)
+    by_name = {s.qualname: s for s in spans}
+    changed = [f for f in result.conversion.functions if f.changed and f.qualname in by_name]
+    lines = {f.qualname: _line_span(index, by_name[f.qualname]) for f in changed}
+    fixes: dict[str, list[dict[str, Any]]] = {}
+    for f in changed:
+        others = [span for q, span in lines.items() if q != f.qualname]
+        mine = [e for e in edits if not _overlaps(index, e, others)]
+        applied = apply_text_edits(result.text, [_text_edit(e) for e in mine])
+        if f.new_text in applied and all(
+            g.original_text in applied for g in changed if g is not f
+        ):
+            fixes[f.qualname] = mine
+    return fixes, spans
+
+
+def _overlaps(index: Any, edit: dict[str, Any], spans: list[tuple[int, int]]) -> bool:
+    start = index.offset(edit["range"]["start"])
+    end = index.offset(edit["range"]["end"])
+    return any(start < o_end and end > o_start for o_start, o_end in spans)
+
+
+def _text_edit(edit: dict[str, Any]) -> dict[str, Any]:
+    return {"range": edit["range"], "newText": edit["newText"]}
 
 
 def _line_edits(old: str, new: str, index: Any = None) -> list[dict[str, Any]]:

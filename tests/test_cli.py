@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import autojit
 from autojit import cli
 from autojit.cli import main
 
@@ -657,6 +658,51 @@ def test_check_json_fix_edits_reproduce_convert(tree: Path) -> None:
     for edit in sorted(finding["fix"], key=lambda e: e["start_line"], reverse=True):
         lines[edit["start_line"] - 1 : edit["end_line"] - 1] = [edit["text"]]
     assert "".join(lines) == SOURCE.replace("    x[i] = y\n", CONVERTED_LINE)
+
+
+TWO_FUNCTIONS = """\
+import jax
+import jax.numpy as jnp
+
+
+def f(x, n):
+    x[0] = 1.0
+    if x[1] > 0:
+        x = x * 2
+    for i in range(n):
+        x = x + jnp.sin(x)
+    return x
+
+
+def g(x):
+    x[1] = 2.0
+    return jnp.sin(x)
+"""
+
+
+def _apply_fix(text: str, fix: list) -> str:
+    lines = text.splitlines(keepends=True)
+    for edit in sorted(fix, key=lambda e: e["start_line"], reverse=True):
+        lines[edit["start_line"] - 1 : edit["end_line"] - 1] = [edit["text"]]
+    return "".join(lines)
+
+
+def test_check_json_fix_converts_the_whole_function_of_a_finding(tmp_path: Path) -> None:
+    """A loop's rewrite ends after its statement (the `fori_loop` call): a finding's fix holds
+    every edit of its function, the same for each finding there, and no other function's."""
+    path = tmp_path / "two.py"
+    path.write_text(TWO_FUNCTIONS)
+    (entry,) = json.loads(run("check", "--output-format", "json", str(path)).stdout)
+    by_line = {it["line"]: it for it in entry["findings"] if it["kind"] == "change"}
+    converted = autojit.convert_source(TWO_FUNCTIONS, str(path))
+    f_new = converted.function("f").new_text
+    g_new = converted.function("g").new_text
+    fixed = _apply_fix(TWO_FUNCTIONS, by_line[9]["fix"])  # the `for` of f
+    assert f_new in fixed and "def g(x):\n    x[1] = 2.0\n" in fixed
+    assert fixed.startswith("import jax\nimport jax.numpy as jnp\n")
+    assert by_line[6]["fix"] == by_line[7]["fix"] == by_line[9]["fix"]
+    only_g = _apply_fix(TWO_FUNCTIONS, by_line[15]["fix"])
+    assert g_new in only_g and "    x[0] = 1.0\n" in only_g
 
 
 def test_check_github_format(tree: Path) -> None:

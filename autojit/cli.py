@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import codecs
 import difflib
+import errno
 import json
 import os
 import re
@@ -118,10 +119,20 @@ def _decode_error(data: bytes, exc: UnicodeDecodeError) -> FileError:
 def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
     """Replace the file at ``path`` with ``data``: temporary file in the same directory, the
     original's permission bits, fsync, then ``os.replace``. A symlink is followed (its target is
-    rewritten). With ``expected``, refuse if the file no longer holds those bytes."""
+    rewritten). With ``expected``, refuse if the file no longer holds those bytes. A read-only
+    file, or one with other hard links (the rename would leave them the old text), is refused:
+    the rename would get round the first, and break the second."""
     real = os.path.realpath(path)
     directory = os.path.dirname(real) or "."
     st = os.stat(real)
+    if not os.access(real, os.W_OK) or not st.st_mode & 0o222:  # (root may write anything)
+        raise OSError(errno.EACCES, "the file is read-only; autojit leaves it as it is")
+    if st.st_nlink > 1:
+        raise OSError(
+            errno.EMLINK,
+            f"the file has {st.st_nlink} hard links, which replacing it would leave with the old "
+            f"text; convert a copy, or use --diff",
+        )
     fd, tmp = tempfile.mkstemp(
         prefix=f".{os.path.basename(real)}.", suffix=".autojit-tmp", dir=directory
     )
@@ -170,8 +181,11 @@ def iter_python_files(root: str) -> Iterator[str]:
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
         )
         for name in sorted(filenames):
-            if name.endswith(".py") and not name.startswith("."):
-                yield os.path.join(dirpath, name)
+            path = os.path.join(dirpath, name)
+            # (a symlinked file may lead out of the folder: only files named on their own are
+            # followed)
+            if name.endswith(".py") and not name.startswith(".") and not os.path.islink(path):
+                yield path
 
 
 def _collect(paths: Sequence[str]) -> list[str | FileResult]:

@@ -751,11 +751,66 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
         src.replace(src.line_starts[o.lineno - 1], end, nl.join(lines))
         return
     lines = renderer.block(new, indent)
+    lines, end = _keep_comments(src, o, lines, end)
     if src.starts_line(o):
         start = src.line_starts[_first_line(o) - 1]
     else:
         lines[0] = lines[0].lstrip()
     src.replace(start, end, nl.join(lines))
+
+
+def _keep_comments(src: SourceText, o, lines: list[str], end: int) -> tuple[list[str], int]:
+    """The comments of the original statement ``o``, replaced by ``lines``, kept: each one the
+    new lines lack goes on a line of its own before the new line of the next statement that
+    followed it (a header's before them all); a comment after ``o`` on its last line that the
+    new lines carry already (the last statement of its body, copied) is not written twice.
+    Returns the lines and the end of the span to replace."""
+    first, last = _first_line(o), o.end_lineno or o.lineno
+    text = "\n".join(src.line_text(n) for n in range(first, last + 1))
+    if "#" not in text:
+        return lines, end
+    joined = "\n".join(lines)
+    line_end = src.line_starts[last] - 1 if last < len(src.line_starts) else len(src.text_)
+    after = src.text_[end:line_end].rstrip("\r")
+    if after.strip().startswith("#") and after.strip() in joined:
+        end = end + len(after)  # (its copy stays, with the statement it belongs to)
+    trailing = after.strip() if after.strip().startswith("#") else None  # (stays after it)
+    missing = [
+        (line, c)
+        for line, c in _comments(text, first)
+        if c not in joined and not (line == last and c == trailing)
+    ]
+    if not missing:
+        return lines, end
+    out = list(lines)
+    stripped = [ln.strip() for ln in out]
+    cursor = 0
+    for line, comment in missing:
+        at = 0
+        if line > first:
+            at = cursor
+            for n in range(line + 1, last + 1):
+                code = src.line_text(n).strip()
+                if code and not code.startswith("#") and code in stripped[cursor:]:
+                    at = stripped.index(code, cursor)
+                    break
+        indent = out[at][: len(out[at]) - len(out[at].lstrip())] if out else ""
+        out.insert(at, indent + comment)
+        stripped.insert(at, comment)
+        cursor = at + 1
+    return out, end
+
+
+def _comments(text: str, first: int) -> list[tuple[int, str]]:
+    """(1-based line, text) of each comment in ``text``, whose first line is line ``first``."""
+    out: list[tuple[int, str]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text + "\n").readline):
+            if tok.type == tokenize.COMMENT:
+                out.append((first + tok.start[0] - 1, tok.string.rstrip()))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
 
 
 def replace_statements(block: list, old: list, new: list) -> None:
@@ -786,12 +841,13 @@ def _splice_stmt(renderer: Renderer, src: SourceText, s) -> None:
         # an `elif` whose test changed stays in its chain (as an `if` it would always run)
         if lines[0].lstrip().startswith("if"):
             lines[0] = lines[0].replace("if", "elif", 1)
+    lines, end = _keep_comments(src, s, lines, src.span(s)[1])
     if src.starts_line(s):
         line0 = min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])])
         start = src.line_starts[line0 - 1]
     else:
         lines[0] = lines[0].lstrip()
-    src.replace(start, src.span(s)[1], newline_of(src.text_).join(lines))
+    src.replace(start, end, newline_of(src.text_).join(lines))
 
 
 # -- where each rendered line comes from (tracebacks of converted code) -----------------------

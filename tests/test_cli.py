@@ -133,6 +133,34 @@ def test_symlink_target_is_rewritten_and_link_kept(tree: Path) -> None:
     assert CONVERTED_LINE in (tree / "a.py").read_text()
 
 
+def test_symlinked_file_in_a_folder_is_not_followed(tmp_path: Path) -> None:
+    # converting a folder never writes outside it through a symlinked file
+    outside = tmp_path / "outside.py"
+    outside.write_text(SOURCE)
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    (folder / "link.py").symlink_to(outside)
+    assert run("convert", str(folder)).exit_code == 0
+    assert outside.read_text() == SOURCE
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and links")
+def test_read_only_and_hard_linked_files_are_refused_untouched(tree: Path) -> None:
+    path = tree / "a.py"
+    os.chmod(path, 0o444)
+    try:
+        r = run("convert", str(path))
+        assert r.exit_code == 2 and "E902" in r.stderr and "read-only" in r.stderr
+        assert path.read_text() == SOURCE
+    finally:
+        os.chmod(path, 0o644)
+    other = tree / "other_name.py"
+    os.link(path, other)
+    r = run("convert", str(path))
+    assert r.exit_code == 2 and "hard links" in r.stderr
+    assert path.read_text() == SOURCE == other.read_text()
+
+
 def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
     body = SOURCE.replace("\n", "\r\n").encode()
     crlf = tmp_path / "crlf.py"

@@ -582,6 +582,13 @@ OUTER_NAMES_AND_WALRUS = {
         "    return jnp.sin(y + t)\n",
         "AJ912",
     ),
+    # `super()` finds its class from the function it is written in, not a branch function
+    "zero-argument-super-in-branch": (
+        "class Base:\n    def scale(self):\n        return 2.0\n\n\nclass D(Base):\n"
+        "    def f(self, x):\n        if x[0] > 0:\n            x = x * super().scale()\n"
+        "        return jnp.sin(x)\n",
+        "AJ914",
+    ),
     "walrus-in-comprehension-in-branch": (
         "def f(x):\n    last = 0.\n    if x[0] > 0:\n"
         "        ys = [(last := v * 2.) for v in [1., 2.]]\n    return x + last\n",

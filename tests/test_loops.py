@@ -1548,6 +1548,17 @@ LOOPS_BINDING_OUTSIDE = {
             x = x + ys[0]
         return x + last
     """,
+    "zero-argument-super-in-loop": """
+    class Base:
+        def step(self, v):
+            return v * 2.
+
+    class D(Base):
+        def f(self, x, n):
+            for i in range(n):
+                x = super().step(x)
+            return x
+    """,
     "walrus-skipped-by-and-in-loop": """
     def f(x, n):
         t = 0.

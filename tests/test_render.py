@@ -109,6 +109,58 @@ def test_comments_inside_and_around_are_kept():
     assert_golden(before, after)
 
 
+COMMENTED_COMPOUNDS = """\
+import jax
+import jax.numpy as jnp
+
+
+def f(x, n):
+    total = 0.0  # init
+    for i in range(n):  # loop header
+        # inside the loop
+        total = total + x[i]  # accumulate
+    if total > 0:  # positive?
+        # then
+        y = x * total  # scale
+    else:  # otherwise
+        # else
+        y = x - total  # shift
+    i = 0
+    while x[i] > 0:  # scan
+        i += 1  # step
+    return y + i  # done
+"""
+
+
+def test_comments_inside_rewritten_compound_statements_are_kept_once():
+    """A loop or `if` replaced by generated code keeps every comment it held, once: the
+    statements' own on their lines, the others on lines of their own before the statement
+    that followed them (a header's before the new code)."""
+    import re
+
+    import jax
+    import numpy as np
+    from differential import load
+
+    c = autojit.convert_source(COMMENTED_COMPOUNDS, "m.py", all_functions=True)
+    assert "fori_loop" in c.text and "lax.cond" in c.text and "while_loop" in c.text
+    for comment in re.findall(r"#.*", COMMENTED_COMPOUNDS):
+        assert c.text.count(comment) == 1, (comment, c.text)
+    lines = c.text.splitlines()
+    assert lines.index("    # loop header") < lines.index("    def _body(i, total):")
+    assert lines.index("        # inside the loop") + 1 == lines.index(
+        "        total = total + x[i]  # accumulate"
+    )
+    assert lines.index("        # else") + 1 == lines.index("        y = x - total  # shift")
+    again = autojit.convert_source(c.text, "m.py", all_functions=True)
+    assert again.text == c.text
+    x = np.array([2.0, 1.0, -1.0], np.float32)
+    for n in (0, 2):
+        want = load(COMMENTED_COMPOUNDS)["f"](jax.numpy.asarray(x), n)
+        got = jax.jit(load(c.text)["f"])(x, n)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
 def test_only_the_changed_statements_change():
     before = (
         "import jax.numpy as jnp  # numpy for jax\n"

@@ -96,6 +96,24 @@ def short_circuited_walrus(node) -> gast.NamedExpr | None:
     return None
 
 
+def zero_argument_super(stmts) -> gast.Call | None:
+    """A ``super()`` call with no arguments in ``stmts`` (not in a function defined there): it
+    finds its class and object from the function it is written in, which a generated branch or
+    loop body function is not."""
+    for st in walk_statements(stmts):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for n in gast.walk(st):
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Name)
+                and n.func.id == "super"
+                and not n.args
+            ):
+                return n
+    return None
+
+
 def first_refused(stmts):
     """The first statement in ``stmts`` (at any depth) that a converter refused to rewrite."""
     for s in walk_statements(stmts, into_functions=True):

@@ -46,6 +46,7 @@ from .base import (
     short_circuited_walrus,
     walk_statements,
     walrus_in,
+    zero_argument_super,
 )
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
@@ -673,6 +674,13 @@ class _Conditionals:
                 f"`{self._src(named)}` in `{self._src(s.test)}` runs only when Python's "
                 f"`and`/`or` reaches it; as a traced predicate every operand is computed (and "
                 f"the `:=` would always bind); assign it in a statement before the `if`",
+            )
+        if zero_argument_super(s.body + s.orelse) is not None:
+            raise _Refused(
+                "AJ914",
+                s,
+                f"`super()` under the traced condition `{self._src(s.test)}`: in a branch "
+                f"function it cannot find its class; write `super(Class, self)`",
             )
         outer = declared_outer(self.ctx.fn)
         if outer:

@@ -52,6 +52,7 @@ from .base import (
     short_circuited_walrus,
     walk_statements,
     walrus_in,
+    zero_argument_super,
 )
 from .normalize import always_returns
 
@@ -959,6 +960,13 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"`{gast.unparse(named).strip()}` in the loop's condition binds `{named.target.id}`, which the "
             f"condition function of a converted loop would bind as its own; assign it in the "
             f"body (and before the loop) instead",
+        )
+    if zero_argument_super(loop.body) is not None:
+        return (
+            "AJ931",
+            loop,
+            "`super()` in the loop: in a loop body function it cannot find its class; write "
+            "`super(Class, self)`",
         )
     outer = declared_outer(ctx.fn)
     written = sorted(outer & an.activity.of_block(loop.body).writes) if outer else []

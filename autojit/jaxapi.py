@@ -46,6 +46,38 @@ STATIC_RESULT_CALLS = frozenset(
 )
 
 # the update methods of jax's `x.at[index]`: each takes the new values (or, `apply`, a function)
+# calls that return a Python list or tuple of arrays (a pytree, not an array): a loop over
+# one iterates its arrays, where a scan would walk each array's rows
+SEQUENCE_RESULT_CALLS = frozenset(
+    {
+        *(
+            f"jax.numpy.{name}"
+            for name in (
+                "split", "array_split", "vsplit", "hsplit", "dsplit", "unstack",
+                "broadcast_arrays", "meshgrid", "gradient", "divmod", "frexp", "modf",
+                "unravel_index", "tril_indices", "triu_indices", "tril_indices_from",
+                "triu_indices_from", "diag_indices", "diag_indices_from", "mask_indices",
+                "nonzero", "histogram", "histogram2d", "histogramdd", "ix_", "polyfit",
+                "linalg.qr", "linalg.svd", "linalg.eigh", "linalg.eig", "linalg.slogdet",
+                "linalg.lstsq",
+            )
+        ),
+        "jax.lax.top_k", "jax.lax.sort_key_val", "jax.lax.scan", "jax.lax.linalg.qr",
+        "jax.lax.linalg.svd", "jax.lax.linalg.eigh", "jax.tree_util.tree_leaves",
+        "jax.tree_util.tree_flatten", "jax.tree.leaves", "jax.tree.flatten",
+        "numpy.split", "numpy.array_split", "numpy.meshgrid", "numpy.nonzero",
+        "builtins.divmod",
+    }
+)  # fmt: skip
+# ... and these, called in some forms: `where(c)` (one argument), `atleast_2d(a, b)` (several),
+# `unique(x, return_counts=True)` (a `return_*` keyword)
+SEQUENCE_RESULT_FORMS = frozenset(
+    {
+        "jax.numpy.where", "jax.numpy.atleast_1d", "jax.numpy.atleast_2d",
+        "jax.numpy.atleast_3d", "jax.numpy.unique", "numpy.where",
+    }
+)  # fmt: skip
+
 AT_UPDATE_METHODS = frozenset(
     {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
 )

@@ -571,6 +571,8 @@ MAY_SHARE = {
     "max-of-arrays": "    y = max([x, z], key=lambda a: a.sum())\n    y[0] = 1.0\n    return x\n",
     "jnp-split": "    a, b = jnp.split(x, 3)\n    a[0] = 1.0\n    return x\n",
     "jnp-flip": "    y = jnp.flip(x)\n    y[0] = 1.0\n    return x\n",
+    "chained-fresh": "    a = b = x * 2.0\n    a[0] = 0.0\n    return b\n",
+    "chained-zeros": "    lo = hi = jnp.zeros(3)\n    lo[0] = x[0, 0]\n    return hi\n",
 }
 
 
@@ -706,3 +708,49 @@ def test_index_held_in_a_python_list(body):
     array first, as a list written in the index is."""
     src = HEADER + "def f(x):\n" + body
     check(src, "f", [((np.arange(4, dtype=np.float32),), {})], expect_codes=["AJ304"])
+
+
+IN_PLACE_METHODS = {
+    # (source of f, calls): NumPy sorts / fills the array itself; a jax array's `.sort()`
+    # returns a copy (a silently different answer), `.fill` does not exist
+    "sort-a-parameter": (
+        "def f(x):\n    x.sort()\n    return x\n",
+        [((np.array([3.0, 1.0, 2.0], F32),), {})],
+    ),
+    "median": (
+        "def f(x):\n    y = x.copy()\n    y.sort()\n    n = y.shape[0]\n"
+        "    return (y[(n - 1) // 2] + y[n // 2]) / 2\n",
+        [((np.array([4.0, 1.0, 3.0, 2.0], F32),), {}), ((np.array([5.0, 1.0, 3.0], F32),), {})],
+    ),
+    "sort-with-axis": (
+        "def f(x):\n    y = x * 2.0\n    y.sort(axis=0)\n    return y\n",
+        [((np.array([[3.0, 1.0], [2.0, 4.0]], F32),), {})],
+    ),
+    "fill": (
+        "def f(x):\n    y = x + 1.0\n    y.fill(7.0)\n    return y * x\n",
+        [((arange(3),), {})],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_METHODS))
+def test_in_place_methods_of_an_array_are_rebound(name):
+    body, calls = IN_PLACE_METHODS[name]
+    c = check(HEADER + body, "f", calls, expect_codes=["AJ305"])
+    assert not c.refusals
+
+
+def test_in_place_methods_that_stay():
+    # a list's sort and a NumPy buffer's are Python's, run as written
+    src = HEADER + (
+        "import numpy as np\n\n\ndef f(x):\n    xs = [3.0, 1.0]\n    xs.sort()\n"
+        "    b = np.array([2.0, 1.0])\n    b.sort()\n    return x * xs[0] + b[0]\n"
+    )
+    c = convert(src)
+    assert c.text == src and not c.changes
+    # an argument sorted and nothing returned: the caller sees it sorted in NumPy (AJ902)
+    c = _refused("def f(x):\n    x.sort()\n", "AJ902", 2)
+    assert "    x.sort()\n" in c.text
+    # a part of the array: NumPy sorts the view; refused, with the update to write (AJ909)
+    c = _refused("def f(x):\n    y = x * 1.0\n    y[0].sort()\n    return y\n", "AJ909", 3)
+    assert "    y[0].sort()\n" in c.text

@@ -589,6 +589,34 @@ OUTER_NAMES_AND_WALRUS = {
         "        return jnp.sin(x)\n",
         "AJ914",
     ),
+    # a closure defined before the `if` reads a name the branches change
+    "closure-reading-a-branch-output": (
+        "def f(x):\n    k = 1.0\n    g = lambda v: v * k\n    if x[0] > 0:\n"
+        "        k = 10.0\n        y = g(x)\n    else:\n        y = g(x) - 1\n    return y\n",
+        "AJ912",
+    ),
+    # a method that changes a list, inside an expression of a branch
+    "list-pop-in-a-branch-expression": (
+        "def f(x):\n    stack = [1.0, 2.0, 3.0]\n    if x[0] > 0:\n        v = stack.pop()\n"
+        "    else:\n        v = 0.0\n    return x * v, len(stack)\n",
+        "AJ912",
+    ),
+    # a Python value the converted `if` makes traced, read after it in Python's way only
+    "flag-tested-with-is-after": (
+        "def f(x):\n    ok = False\n    if x[0] > 0:\n        ok = True\n"
+        "    if ok is not False:\n        return x * 2\n    return x\n",
+        "AJ918",
+    ),
+    "number-tested-with-isinstance-after": (
+        "def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 3\n"
+        "    if isinstance(k, int):\n        return x * k\n    return x\n",
+        "AJ918",
+    ),
+    "int-power-after": (
+        "def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 3\n        z = x * 2\n"
+        "    else:\n        z = x\n    return z * 2 ** -k\n",
+        "AJ918",
+    ),
     "walrus-in-comprehension-in-branch": (
         "def f(x):\n    last = 0.\n    if x[0] > 0:\n"
         "        ys = [(last := v * 2.) for v in [1., 2.]]\n    return x + last\n",

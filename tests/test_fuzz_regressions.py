@@ -23,6 +23,30 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_an_alias_made_in_dead_code_or_returned_by_a_branch_function_refuses_alike() -> None:
+    """Soak seed 9191: `s = y[2]` after a `break` (never run, and dropped by the conversion)
+    refused the update of `y`, and `s = y[2]` in a branch, once the branch became a function
+    returning `y[2]`, no longer did: converting the output again converted the update. Dead
+    code joins nothing; a function passed on (to lax.cond) shares what it returns."""
+    dead = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = 1.0\n    t = 0.0\n"
+        "    if k >= 1:\n        i = 0\n        while i < 3 and (a == x[1] and t > s):\n"
+        "            i += 1\n            break\n            s = y[2]\n    else:\n"
+        "        y[0] = (s if 0.5 < x[2] < a else t) * -1.0\n    return x, y, s, t\n"
+    )
+    check(dead)
+    live = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = 1.0\n"
+        "    t = 0.0\n    if k >= n - 2:\n        i = 0\n"
+        "        while i < n and (a == x[1] and t > s):\n            i += 1\n"
+        "            if (n == 3 and y[2] < t) or s > t:\n                if t > s:\n"
+        "                    break\n                s = y[2]\n            else:\n"
+        "                t = -1.0\n        s = s + a\n    else:\n"
+        "        y[0] = (s if 0.5 < x[2] < a else t) * -1.0\n    return x, y, s, t\n"
+    )
+    check(live)
+
+
 def test_slice_bound_in_item_assignment_is_static() -> None:
     """`y[:k] = v`: k sets the slice's size, so it must be a static argument (it was only
     inferred for slices that are read)."""

@@ -1548,6 +1548,14 @@ LOOPS_BINDING_OUTSIDE = {
             x = x + ys[0]
         return x + last
     """,
+    # a method that changes a list, inside an expression: the body is traced once
+    "list-pop-in-an-expression": """
+    def f(x, n):
+        stack = [1.0, 2.0, 3.0, 4.0, 5.0]
+        for i in range(n):
+            x = x + stack.pop()
+        return x, len(stack)
+    """,
     "zero-argument-super-in-loop": """
     class Base:
         def step(self, v):
@@ -1577,8 +1585,195 @@ def test_loop_binding_names_outside_its_body_function_is_refused(name):
     `:=` skipped by `and`) stays Python, reported."""
     src = LOOPS_BINDING_OUTSIDE[name]
     conv, _, _ = _convert(src)
-    assert "AJ931" in {r.code for r in conv.refusals}, (conv.refusals, conv.text)
+    assert {"AJ931", "AJ935"} & {r.code for r in conv.refusals}, (conv.refusals, conv.text)
     assert "_body" not in conv.text and "fori_loop" not in conv.text
+
+
+def test_underscore_loop_variable_with_break_and_return():
+    """`for _ in range(n)` that can stop early becomes a while loop over a counter named `_`:
+    the generated throw-away names are not `_` then (unpacked as `_`, the counter would have
+    been replaced by another carry)."""
+    src = """
+    def until(x):
+        s = 0.0
+        for _ in range(10):
+            s = s * 2 + x
+            if s > 100:
+                break
+        return s
+
+    def returning(x, n):
+        s = 0.0
+        for _ in range(n):
+            s = s * 2 + x
+            if s > 100:
+                return s
+        return -s
+    """
+    one, big, small = np.float32(1.0), np.float32(200.0), np.float32(0.01)
+    conv = check(src, "until", [(one,), (big,), (small,)])
+    assert "_unused" in conv.text
+    check(src, "returning", [(one, i32(10)), (one, i32(3)), (one, i32(0))])
+
+
+CLOSURES_READING_STATE = {
+    "lambda-in-fori": """
+    def f(X, y, w, lr, n):
+        predict = lambda A: A @ w
+        for t in range(n):
+            err = predict(X) - y
+            w = w - lr * (X.T @ err)
+        return w
+    """,
+    "def-in-while": """
+    def f(x, tol):
+        lr = 1.0
+        def step(v):
+            return v - lr * 2 * v
+        it = 0
+        while jnp.abs(x).max() > tol:
+            x = step(x)
+            lr = lr * 0.5
+            it = it + 1
+        return x, it
+    """,
+    "closure-calling-closure": """
+    def f(x, n):
+        scale = 1.0
+        def inner(v):
+            return v * scale
+        def outer(v):
+            return inner(v) + 1.0
+        for i in range(n):
+            scale = scale + 1.0
+            x = outer(x)
+        return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSURES_READING_STATE))
+def test_closure_reading_loop_state_is_refused(name):
+    """A function defined before the loop reads a name the loop changes: Python's closure sees
+    each new value, a body function's copy would not be seen: refused."""
+    conv, _, _ = _convert(CLOSURES_READING_STATE[name])
+    assert "AJ931" in {r.code for r in conv.refusals}, (conv.refusals, conv.text)
+    assert "_body" not in conv.text
+
+
+def test_closure_defined_in_the_loop_body_moves_with_it():
+    src = """
+    def f(x, n):
+        scale = 1.0
+        for i in range(n):
+            scale = scale + 1.0
+            g = lambda v: v * scale
+            x = g(x)
+        return x
+    """
+    check(src, "f", [(f32(1.0, 2.0), i32(3)), (f32(1.0, 2.0), i32(0))], codes=["AJ202"])
+
+
+SEQUENCES_OF_ARRAYS = {
+    # a scan would walk each array's rows (as a pytree's leaves), not the arrays
+    "tuple-display": """
+    def f(x):
+        s = jnp.zeros(3)
+        for c in (x[:2], x[2:]):
+            s = s + c[0]
+        return s
+    """,
+    "tuple-valued-name": """
+    def f(x):
+        parts = (x[:2], x[2:])
+        s = jnp.zeros(3)
+        for c in parts:
+            s = s + c[0]
+        return s
+    """,
+    "split-result": """
+    def f(x):
+        s = jnp.zeros(3)
+        for c in jnp.split(x, 2):
+            s = s + c[0]
+        return s
+    """,
+    "starred-rest": """
+    def f(x):
+        head, *tail = x
+        s = head[0]
+        for r in tail:
+            s = s + r[0]
+        return s
+    """,
+    "helper-returning-a-tuple": """
+    def halves(v):
+        return v[:2], v[2:]
+
+    def f(x):
+        s = jnp.zeros(3)
+        for c in halves(x):
+            s = s + c[0]
+        return s
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCES_OF_ARRAYS))
+def test_loop_over_a_sequence_of_arrays_is_not_scanned(name):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    conv = check(SEQUENCES_OF_ARRAYS[name], "f", [(x,)])
+    assert "scan" not in conv.text
+
+
+PYTHON_INT_MEANINGS = {
+    # the index as an exponent of a Python int: `10 ** -k` is 0.1 ** k in Python, 0 in int32
+    "index-as-exponent": ("""
+    def f(x, n):
+        s = 0.0
+        for k in range(n):
+            s = s + x[k] * 10 ** -k
+        return s
+    """, "AJ934"),
+    # an int carry grown by products: Python's ints do not overflow, int32 wraps at 2**31
+    "factorial-carry": ("""
+    def f(x, n):
+        fact = 1
+        s = 0.0
+        for k in range(1, n):
+            fact = fact * k
+            s = s + x[0] ** k / fact
+        return s
+    """, "AJ932"),
+    "int-carry-as-exponent": ("""
+    def f(x, n):
+        e = 0
+        s = 0.0
+        for i in range(n):
+            s = s + x[i] * 2 ** -e
+            e = e + 1
+        return s
+    """, "AJ932"),
+    # a Python flag the loop would make traced, tested with `is` after it
+    "flag-tested-with-is": ("""
+    def f(x, t, n):
+        found = False
+        for i in range(n):
+            if x[i] == t:
+                found = True
+        if found is True:
+            return x * 2
+        return x
+    """, "AJ932"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_INT_MEANINGS))
+def test_python_number_meanings_a_traced_loop_would_lose_are_refused(name):
+    src, code = PYTHON_INT_MEANINGS[name]
+    conv, _, _ = _convert(src)
+    assert code in {r.code for r in conv.refusals}, (conv.refusals, conv.text)
+    assert "fori_loop" not in conv.text and "while_loop" not in conv.text
 
 
 # -- return inside a loop, with code after the loop that depends on it ----------------------

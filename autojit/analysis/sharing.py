@@ -56,8 +56,11 @@ class Sharing:
         self._local_names = analysis.values.locals
         self._parent: dict[str, str] = {}
         self._closures: dict[str, set[str]] = {}  # a nested function -> the names it reads
+        # a nested function -> what it returns (`def _then(s): return y[2]`), read where the
+        # function is passed on as a value (`s = lax.cond(p, _then, _else, s)`)
+        self._returned: dict[str, list] = {}
         statements: list = []
-        stack = list(fn.body)
+        stack = _live(fn.body)
         while stack:
             s = stack.pop()
             statements.append(s)
@@ -65,13 +68,14 @@ class Sharing:
                 continue
             if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
                 self._closures[s.name] = _free_reads(s) - {s.name}
+                self._returned[s.name] = _returns_of(s)
             # (a nested function's body too, its names taken as the function's own: more
             # joined, never fewer; autojit's own branch and loop-body functions are read so,
             # which keeps what converting its output again refuses the same)
             for f in ("body", "orelse", "finalbody"):
-                stack.extend(getattr(s, f, None) or ())
+                stack.extend(_live(getattr(s, f, None) or ()))
             for h in getattr(s, "handlers", None) or ():
-                stack.extend(h.body)
+                stack.extend(_live(h.body))
         for s in statements:
             self._statement(s)
 
@@ -107,6 +111,11 @@ class Sharing:
         if isinstance(s, gast.Assign):
             for t in s.targets:
                 self._bind(t, s.value, s)
+            if len(s.targets) > 1:
+                # `a = b = x * 2`: one new object, held by every target
+                names = [t.id for t in s.targets if isinstance(t, gast.Name)]
+                for n in names[1:]:
+                    self._join(names[0], {n})
         elif isinstance(s, gast.AnnAssign) and s.value is not None:
             self._bind(s.target, s.value, s)
         elif isinstance(s, gast.AugAssign):
@@ -183,7 +192,18 @@ class Sharing:
     def _refs(self, node, s) -> set[str]:
         t = type(node)
         if t is gast.Name:
-            return set() if self._module_name(node.id) else {node.id}
+            if self._module_name(node.id):
+                return set()
+            returns = self._returned.get(node.id)
+            if returns:
+                # a function given as a value (to lax.cond, a loop): what it returns comes back
+                out = {node.id}
+                self._returned[node.id] = []  # (a recursive function: read once)
+                for r in returns:
+                    out |= self._refs(r.value, r)
+                self._returned[node.id] = returns
+                return out
+            return {node.id}
         if t is gast.Subscript or t is gast.Starred:
             return self._refs(node.value, s)
         if t is gast.Attribute:
@@ -276,6 +296,19 @@ class Sharing:
 _BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers"})
 
 
+_EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise)
+
+
+def _live(block) -> list:
+    """The statements of ``block`` that can run: up to its first `return`/`break`/`continue`/
+    `raise` (what follows never runs, and a conversion drops it: it must not decide what is
+    refused, or converting the output again would decide otherwise)."""
+    for k, st in enumerate(block):
+        if isinstance(st, _EXITS):
+            return list(block[: k + 1])
+    return list(block)
+
+
 def _expression_nodes(s):
     """Every node of ``s``'s own expressions (not of the statements in its blocks, nor of a
     nested function's or class's body)."""
@@ -287,6 +320,24 @@ def _expression_nodes(s):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, gast.AST):
                 yield from walk(v)
+
+
+def _returns_of(fn) -> list:
+    """The `return v` statements of a function (not of the functions inside it)."""
+    out, stack = [], list(fn.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, gast.Return):
+            if st.value is not None:
+                out.append(st)
+            continue
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(st, f, None) or ())
+        for h in getattr(st, "handlers", None) or ():
+            stack.extend(h.body)
+    return out
 
 
 def _free_reads(fn) -> set[str]:

@@ -10,6 +10,9 @@ cannot be traced. The meaning kept is NumPy's in-place one:
 - AJ303 `x[mask] = v`, `x[mask] op= v`, `x.at[mask].set(v)` with a boolean mask ->
   `jnp.where(mask, v, x)` in x's dtype.
 - AJ304 an index that may be boolean or integer -> a choice on its dtype, which jit knows.
+- AJ305 NumPy's in-place methods of an array, `x.sort(...)` / `x.fill(v)` -> `x = jnp.sort(x,
+  ...)` / `x = jnp.full_like(x, v)` (a jax array's `.sort()` returns a sorted copy and leaves
+  `x` as it was: silently).
 
 Refused with AJ9xx where the functional form would not keep NumPy's meaning.
 """
@@ -28,13 +31,14 @@ from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
 from ..scope import jax_decorated
 from ..templates import name, replace, replace_expr
+from .arrays import known_array
 from .base import Context, StatementExpressionRewriter, walk_statements
 
-CODES = ("AJ301", "AJ302", "AJ303", "AJ304")
+CODES = ("AJ301", "AJ302", "AJ303", "AJ304", "AJ305")
 
-# A function has work for this converter only if its text has an item store (`] =`, `] +=`...)
-# or a user's `.at[`: the pipeline skips the converter (and its analysis) elsewhere.
-TRIGGER = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[")
+# A function has work for this converter only if its text has an item store (`] =`, `] +=`...),
+# a user's `.at[` or an in-place method: the pipeline skips the converter elsewhere.
+TRIGGER = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.(?:sort|fill)\s*\(")
 
 # the `.at[mask].method(v)` updates the mask rewrite turns into jnp.where (of jaxapi's
 # AT_UPDATE_METHODS, those with an operator for the combined value)
@@ -52,6 +56,77 @@ def convert(ctx: Context) -> None:
     for owner, field, stmt in _subscript_updates(fn.body):
         _update_statement(ctx, owner, field, stmt, returns_value, returned_names)
     _user_at_with_mask(ctx)
+    _in_place_methods(ctx, fn.body, returns_value)
+
+
+# NumPy's in-place methods of an array (as statements): the jax function that makes the array
+# they leave, and how many arguments that method takes
+_IN_PLACE_METHODS = {"sort": ("sort", 3), "fill": ("full_like", 1)}
+
+
+def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
+    """AJ305: `x.sort(...)` -> `x = jnp.sort(x, ...)`, `x.fill(v)` -> `x = jnp.full_like(x, v)`
+    for a jax array `x` (a list's `.sort()` and a NumPy array's stay as they are)."""
+    for stmt in list(block):
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if inner and not isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                _in_place_methods(ctx, inner, returns_value)
+        for h in getattr(stmt, "handlers", None) or ():
+            _in_place_methods(ctx, h.body, returns_value)
+        if type(stmt) is not gast.Expr or type(stmt.value) is not gast.Call:
+            continue
+        call, f = stmt.value, stmt.value.func
+        if (
+            isinstance(f, gast.Attribute)
+            and f.attr in _IN_PLACE_METHODS
+            and isinstance(f.value, gast.Subscript)
+            and ctx.analysis.value(f.value, stmt).traced
+            and ctx.allowed("AJ909", stmt)
+        ):
+            ctx.refuse(
+                "AJ909",
+                stmt,
+                f"`{gast.unparse(f.value).strip()}.{f.attr}(...)` changes a part of an array in "
+                f"place in NumPy; a jax array's `.{f.attr}()` leaves it as it was: write "
+                f"`x = x.at[i].set(...)` with the new part",
+            )
+            continue
+        if not (
+            isinstance(f, gast.Attribute)
+            and f.attr in _IN_PLACE_METHODS
+            and isinstance(f.value, gast.Name)
+            and len(call.args) + len(call.keywords) <= _IN_PLACE_METHODS[f.attr][1]
+            and not any(isinstance(a, gast.Starred) for a in call.args)
+            and not any(k.arg is None for k in call.keywords)
+        ):
+            continue
+        if f.attr == "fill" and len(call.args) != 1:
+            continue
+        x = f.value.id
+        # (a parameter, traced, may be a list: its `.sort()` then fails under jit; a jax sort
+        # gives the same values)
+        if not (
+            known_array(ctx, ctx.analysis, f.value, stmt)
+            or (x in ctx.analysis.params and ctx.analysis.value(f.value, stmt).traced)
+        ) or not ctx.allowed("AJ305", stmt):
+            continue
+        if _functional_update_refused(ctx, x, stmt, returns_value):
+            continue
+        jnp_fn = f"{ctx.names.jnp}.{_IN_PLACE_METHODS[f.attr][0]}"
+        new_call = replace_expr(f"{jnp_fn}(X)", X=name(x))
+        new_call.args += call.args
+        new_call.keywords += call.keywords
+        replace_statements(block, [stmt], replace(f"{x} = V", V=new_call))
+        if x in ctx.analysis.params:
+            ctx.updated_params.add(x)
+        ctx.change(
+            "AJ305",
+            stmt,
+            f"`{x}.{f.attr}(...)` -> `{x} = {jnp_fn}({x}, ...)`: a jax array's `.{f.attr}()` "
+            f"{'returns a sorted copy' if f.attr == 'sort' else 'does not exist'} and leaves "
+            f"`{x}` as it was",
+        )
 
 
 def _is_none(node) -> bool:
@@ -206,57 +281,8 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         return
     if v.kind is Kind.STATIC and not any(val.traced for val in values):
         return
-    if x not in an.values.locals:
-        ctx.refuse(
-            "AJ904",
-            stmt,
-            f"`{x}` is not a local variable of `{ctx.fn.name}`; rebinding it "
-            f"would not update the caller's array: pass it in and return it",
-        )
+    if _functional_update_refused(ctx, x, stmt, returns_value):
         return
-    if x in _declared_outer(ctx):
-        ctx.refuse(
-            "AJ904",
-            stmt,
-            f"`{x}` is declared global/nonlocal; the functional update "
-            f"cannot change the outer array",
-        )
-        return
-    if x in an.params and not returns_value:
-        ctx.refuse(
-            "AJ902",
-            stmt,
-            f"`{ctx.fn.name}` only mutates its argument `{x}` and returns "
-            f"nothing; a jitted function cannot mutate its input: return `{x}` instead",
-        )
-        return
-    # NumPy view semantics: another name that shares x's memory sees the update; a copy won't
-    aliases, direct = _aliases(ctx, x, stmt)
-    if aliases:
-        ctx.refuse(
-            "AJ901",
-            stmt,
-            (
-                f"`{aliases[0]}` refers to the same array as `{x}`"
-                if direct
-                else f"`{aliases[0]}` may hold `{x}`'s array (or a view of it, or a container "
-                f"with it)"
-            )
-            + " and is read after this update; with immutable arrays it would keep the old "
-            "values",
-        )
-        return
-    if x in an.params:
-        found = _read_after_call(ctx, x)
-        if found is not None:
-            ctx.refuse(
-                "AJ908",
-                stmt,
-                f"`{ctx.fn.name}` changes its argument `{x}` in place, and "
-                f"{found.reader(found.line)} the new values, a functional update would not; "
-                f"use the array `{ctx.fn.name}` returns there instead",
-            )
-            return
     if len(indices) > 1:
         if not all(_is_scalar_int(ctx, i, stmt) for i in indices[:-1]):
             ctx.refuse(
@@ -405,6 +431,65 @@ def _is_array_target(ctx, t, stmt) -> bool:
     v = ctx.analysis.value(chain[0], stmt)
     return v.kind in (Kind.TRACED, Kind.UNKNOWN)
 
+
+
+def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) -> bool:
+    """Whether a functional update of the array ``x`` (rebinding it) would not keep NumPy's
+    in-place meaning at ``stmt``, reported (AJ904 not the function's own, AJ902 an argument
+    changed and nothing returned, AJ901 another name holds it, AJ908 a caller reads it after)."""
+    an = ctx.analysis
+    if x not in an.values.locals:
+        ctx.refuse(
+            "AJ904",
+            stmt,
+            f"`{x}` is not a local variable of `{ctx.fn.name}`; rebinding it "
+            f"would not update the caller's array: pass it in and return it",
+        )
+        return True
+    if x in _declared_outer(ctx):
+        ctx.refuse(
+            "AJ904",
+            stmt,
+            f"`{x}` is declared global/nonlocal; the functional update "
+            f"cannot change the outer array",
+        )
+        return True
+    if x in an.params and not returns_value:
+        ctx.refuse(
+            "AJ902",
+            stmt,
+            f"`{ctx.fn.name}` only mutates its argument `{x}` and returns "
+            f"nothing; a jitted function cannot mutate its input: return `{x}` instead",
+        )
+        return True
+    # NumPy view semantics: another name that shares x's memory sees the update; a copy won't
+    aliases, direct = _aliases(ctx, x, stmt)
+    if aliases:
+        ctx.refuse(
+            "AJ901",
+            stmt,
+            (
+                f"`{aliases[0]}` refers to the same array as `{x}`"
+                if direct
+                else f"`{aliases[0]}` may hold `{x}`'s array (or a view of it, or a container "
+                f"with it)"
+            )
+            + " and is read after this update; with immutable arrays it would keep the old "
+            "values",
+        )
+        return True
+    if x in an.params:
+        found = _read_after_call(ctx, x)
+        if found is not None:
+            ctx.refuse(
+                "AJ908",
+                stmt,
+                f"`{ctx.fn.name}` changes its argument `{x}` in place, and "
+                f"{found.reader(found.line)} the new values, a functional update would not; "
+                f"use the array `{ctx.fn.name}` returns there instead",
+            )
+            return True
+    return False
 
 def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     """The other names that may hold x's array (or a container or view of it) and are read

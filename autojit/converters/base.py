@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis
-from ..analysis.activity import names_in
+from ..analysis.activity import expr_activity, function_free_reads, names_in
 from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
 from ..scope import ModuleScope
@@ -112,6 +112,116 @@ def zero_argument_super(stmts) -> gast.Call | None:
             ):
                 return n
     return None
+
+
+def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | None:
+    """(closure, name) where ``block``, to become a function of its own, calls (or passes on) a
+    function defined in ``fn`` outside it that reads ``name``, one of ``writes``: the block's
+    new function would change its own copy of ``name`` while the closure reads ``fn``'s, as
+    it was before the block (closures read late: Python's closure sees each new value).
+    Functions are ``def`` statements and lambdas assigned to a name; a closure calling another
+    reads what that one reads."""
+    if not writes:
+        return None
+    inside = {id(st) for st in walk_statements(block, into_functions=True)}
+    closures: dict[str, set[str]] = {}
+    for st in walk_statements(fn.body):
+        if id(st) in inside:
+            continue
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            closures.setdefault(st.name, set()).update(function_free_reads(st))
+        elif (
+            isinstance(st, gast.Assign)
+            and isinstance(st.value, gast.Lambda)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+        ):
+            closures.setdefault(st.targets[0].id, set()).update(expr_activity(st.value).reads)
+    if not closures:
+        return None
+    changed = True
+    while changed:  # (a closure calling another reads what that one reads)
+        changed = False
+        for reads in closures.values():
+            more = set().union(*(closures[c] for c in reads & closures.keys())) - reads
+            if more:
+                reads |= more
+                changed = True
+    loaded = set()
+    for st in block:
+        loaded |= names_in(st)
+    for name in sorted(loaded & closures.keys()):
+        stale = sorted(closures[name] & writes)
+        if stale:
+            return name, stale[0]
+    return None
+
+
+_PYTHON_ONLY_CALLS = frozenset({"isinstance", "type", "str", "repr", "id", "hash", "format"})
+
+
+def python_value_use(stmts: list, names: set[str]) -> tuple[str, str] | None:
+    """(name, what) for a use in ``stmts`` (their own expressions: a compound statement's head,
+    not its body) of one of ``names`` (Python numbers or bools that a conversion makes traced
+    values) whose meaning is Python's only: `is` / `is not`, `isinstance`, `type`, `str`, an
+    f-string field, or an integer power of a Python int (`2 ** -k`: 0.25 of Python ints, 0 of
+    int32)."""
+    if not names:
+        return None
+    for st in stmts:
+        roots = []
+        for _field, value in gast.iter_fields(st):
+            if isinstance(value, gast.expr):
+                roots.append(value)
+            elif isinstance(value, list):
+                roots += [v for v in value if isinstance(v, gast.expr)]
+        for root in roots:
+            parents: dict[int, object] = {}
+            for n in gast.walk(root):
+                for c in gast.iter_child_nodes(n):
+                    parents[id(c)] = n
+                if not (
+                    isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load)
+                ):
+                    continue
+                node, parent = n, parents.get(id(n))
+                while isinstance(parent, gast.UnaryOp):
+                    node, parent = parent, parents.get(id(parent))
+                if isinstance(parent, gast.Compare) and any(
+                    isinstance(op, (gast.Is, gast.IsNot)) for op in parent.ops
+                ):
+                    return n.id, "an `is` test"
+                if (
+                    isinstance(parent, gast.Call)
+                    and isinstance(parent.func, gast.Name)
+                    and parent.func.id in _PYTHON_ONLY_CALLS
+                    and node in parent.args
+                ):
+                    return n.id, f"`{parent.func.id}()`"
+                if isinstance(parent, gast.FormattedValue):
+                    joined = parents.get(id(parent))
+                    call = parents.get(id(joined))
+                    printed = (
+                        isinstance(call, gast.Call)
+                        and isinstance(call.func, gast.Name)
+                        and call.func.id == "print"
+                    )
+                    if not printed:  # (a print of a traced value becomes jax.debug.print)
+                        return n.id, "an f-string"
+                if isinstance(parent, gast.BinOp) and isinstance(parent.op, gast.Pow):
+                    other = parent.left if node is parent.right else parent.right
+                    if isinstance(other, gast.Constant) and type(other.value) is int:
+                        return n.id, "an integer power"
+    return None
+
+
+def statements_after(fn, node) -> list:
+    """The statements of ``fn`` (nested ones included, not nested functions') that start after
+    ``node`` ends."""
+    end = getattr(node, "end_lineno", None) or getattr(node, "lineno", None)
+    if end is None:
+        return []
+    return [st for st in walk_statements(fn.body) if (getattr(st, "lineno", None) or 0) > end]
 
 
 def first_refused(stmts):

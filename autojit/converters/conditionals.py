@@ -43,7 +43,10 @@ from .base import (
     Context,
     declared_outer,
     first_refused,
+    python_value_use,
     short_circuited_walrus,
+    stale_closure_read,
+    statements_after,
     walk_statements,
     walrus_in,
     zero_argument_super,
@@ -682,9 +685,34 @@ class _Conditionals:
                 f"`super()` under the traced condition `{self._src(s.test)}`: in a branch "
                 f"function it cannot find its class; write `super(Class, self)`",
             )
+        branch_writes = self.an.activity.of_block(s.body + s.orelse).writes
+        env = self.an.env_before(s)
+        python_values = {n for n in branch_writes if n in env and env[n].static}
+        for st in _walk(s.body + s.orelse):  # (`found = True` in a branch: a Python value too)
+            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
+                python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
+        use = python_value_use(statements_after(self.ctx.fn, s), python_values)
+        if use is not None:
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{use[0]}` holds a Python value that the traced condition "
+                f"`{self._src(s.test)}` would make a traced one, and {use[1]} reads it after "
+                f"the `if` (a traced value is never `True`, nor an `int`); give it an array "
+                f"value before, or test it with jnp",
+            )
+        stale = stale_closure_read(self.ctx.fn, s.body + s.orelse, branch_writes)
+        if stale is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"`{stale[0]}` reads `{stale[1]}`, which the branches under the traced condition "
+                f"`{self._src(s.test)}` change: in a branch function it would still read the "
+                f"old value (Python's closure sees the new one); pass `{stale[1]}` to it",
+            )
         outer = declared_outer(self.ctx.fn)
         if outer:
-            written = sorted(outer & self.an.activity.of_block(s.body + s.orelse).writes)
+            written = sorted(outer & branch_writes)
             if written:
                 raise _Refused(
                     "AJ912",
@@ -740,6 +768,23 @@ class _Conditionals:
     def _check_effects(self, s, stmt) -> None:
         an = self.an
         locals_ = an.values.locals
+        for n in walk_bfs(stmt) if not isinstance(stmt, _COMPOUND) else ():
+            # a method that changes its object, inside an expression (`y = stack.pop()`)
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute)
+                and n.func.attr in _MUTATING_METHODS
+                and not (isinstance(stmt, gast.Expr) and n is stmt.value)  # (checked below)
+                and self.value(n.func.value, stmt).kind
+                in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+            ):
+                raise _Refused(
+                    "AJ912",
+                    stmt,
+                    f"`{self._src(n)}` changes `{self._src(n.func.value)}` under the traced "
+                    f"condition `{self._src(s.test)}`; jit traces both branches, so the change "
+                    f"would happen on both paths, at trace time",
+                )
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             for t in targets:
@@ -1621,6 +1666,14 @@ def _pure_static_operand(node) -> bool:
             return False
         node = node.value
     return isinstance(node, (gast.Name, gast.Constant))
+
+
+# methods of lists, dicts, sets and NumPy arrays that change their object
+_MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+     "discard", "sort", "reverse", "fill", "resize", "itemset", "popitem"}
+)  # fmt: skip
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef, gast.ClassDef)
 
 
 def _walrus_in_comprehension(stmt):

@@ -45,11 +45,15 @@ from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
 from ..render import replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
+from .arrays import known_array
 from .base import (
     Context,
     declared_outer,
     first_refused,
+    python_value_use,
     short_circuited_walrus,
+    stale_closure_read,
+    statements_after,
     walk_statements,
     walrus_in,
     zero_argument_super,
@@ -650,7 +654,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         v = an.value(node, loop)
         if v.kind is not Kind.TRACED or v.scalar is True:
             return None
-        if not _known_array(ctx, an, node, loop):
+        if not known_array(ctx, an, node, loop):
             return None  # maybe a list or tuple of arrays: scan would iterate its leaves' rows
         # an element's type, also for a zero-length array (eval_shape of the body)
         first = replace_expr(
@@ -968,8 +972,21 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             "`super()` in the loop: in a loop body function it cannot find its class; write "
             "`super(Class, self)`",
         )
+    body_writes = an.activity.of_block(loop.body).writes
+    stale = stale_closure_read(
+        ctx.fn, loop.body + ([gast.Expr(value=loop.test)] if isinstance(loop, gast.While) else []),
+        body_writes,
+    )
+    if stale is not None:
+        return (
+            "AJ931",
+            loop,
+            f"`{stale[0]}` reads `{stale[1]}`, which the loop changes: in a loop body function it "
+            f"would still read the value from before the loop (Python's closure sees each new "
+            f"one); pass `{stale[1]}` to it",
+        )
     outer = declared_outer(ctx.fn)
-    written = sorted(outer & an.activity.of_block(loop.body).writes) if outer else []
+    written = sorted(outer & body_writes) if outer else []
     if written:
         return (
             "AJ931",
@@ -1029,6 +1046,26 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                         "the loop changes a Python object in place (item or attribute "
                         "assignment that is not an array update); a traced loop body can only "
                         "return new values; left as Python",
+                    )
+        if not isinstance(s, gast.Expr) or s in stacked:
+            # a method that changes its object, inside an expression (`x + stack.pop()`):
+            # the body is traced once, so it would run once
+            for n in _shallow(s):
+                if (
+                    isinstance(n, gast.Call)
+                    and isinstance(n.func, gast.Attribute)
+                    and n.func.attr in _MUTATING_METHODS
+                    and an.value(n.func.value, s).kind
+                    in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+                    and not (s in stacked and n is getattr(s, "value", None))
+                ):
+                    base = dotted_name(n.func.value) or "the object"
+                    return (
+                        "AJ935",
+                        s,
+                        f"`{base}.{n.func.attr}(...)` changes a Python object at each iteration; "
+                        f"a converted body is traced once, so it would change it once; left as "
+                        f"Python",
                     )
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             f = s.value.func
@@ -1095,6 +1132,17 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                     "itself when the range provably keeps the slice inside the array, e.g. "
                     "`for i in range(len(x) - k + 1): x[i:i + k]`)",
                 )
+    if plan.kind == "fori" and plan.index and isinstance(loop, gast.For):
+        # the index of a range is a Python int: read in Python's way only, it means otherwise
+        # traced (also where the bound is traced and the loop cannot stay Python)
+        use = python_value_use(list(_own_statements(loop.body)), {plan.index})
+        if use is not None:
+            return (
+                "AJ934",
+                loop,
+                f"the loop index `{plan.index}` is read by {use[1]}, which means something else "
+                f"for a traced int32 index than for Python's int; left as a Python loop",
+            )
     if plan.index_checks:
         bad = _static_index_use(ctx, an, loop, plan.index_checks, stacked, set(plan.dynamic))
         if bad is not None:
@@ -1102,8 +1150,9 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 "AJ934",
                 loop,
                 f"the loop index is used where a Python integer is needed (line "
-                f"{_line(bad, loop)}: a shape, a slice bound, a list index or a Python call); "
-                f"as a fori_loop/scan index it would be traced; left as a Python loop",
+                f"{_line(bad, loop)}: a shape, a slice bound, a list index, a Python call or "
+                f"an integer power); as a fori_loop/scan index it would be traced; left as a "
+                f"Python loop",
             )
     return None
 
@@ -1345,7 +1394,7 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
                 {k: v for k, v in stop.items() if k != index}
             ):
                 continue
-            if not _known_array(ctx, an, base, st):
+            if not known_array(ctx, an, base, st):
                 continue  # a list's slice stays a list
             size = _plus(stop, {k: -v for k, v in start.items()})
             if index in size or any(
@@ -1502,22 +1551,28 @@ def _static_index_use(
                 node = n
                 parent = parents.get(id(node))
                 while isinstance(parent, _ARITH):
+                    if isinstance(parent, gast.BinOp) and isinstance(parent.op, gast.Pow):
+                        # `10 ** -k`, `2 ** k`: an int power of Python ints is a float for a
+                        # negative exponent and never overflows; of int32, 0 and wraps
+                        other = parent.left if node is parent.right else parent.right
+                        if _python_int(an, other, s):
+                            return n
                     node, parent = parent, parents.get(id(parent))
                 if parent is None:
                     continue  # the whole expression of an assignment, test, return
                 if id(parent) in dynamic:
                     continue  # becomes lax.dynamic_slice / dynamic_update_slice
                 if isinstance(parent, gast.Subscript) and parent.slice is node:
-                    if _known_array(ctx, an, parent.value, s):
+                    if known_array(ctx, an, parent.value, s):
                         continue
                     return n
                 if isinstance(parent, gast.Tuple):
                     grand = parents.get(id(parent))
-                    if isinstance(grand, gast.Subscript) and _known_array(ctx, an, grand.value, s):
+                    if isinstance(grand, gast.Subscript) and known_array(ctx, an, grand.value, s):
                         continue
                     return n
                 if isinstance(parent, gast.Call) and node in parent.args:
-                    if _at_update(parent) and _known_array(ctx, an, parent.func.value.value, s):
+                    if _at_update(parent) and known_array(ctx, an, parent.func.value.value, s):
                         continue  # `x.at[j].set(value)`: jax's own update takes a traced value
                     fname = dotted_name(parent.func) or ""
                     qual = an.scope.qualified(fname) or ""
@@ -1532,6 +1587,14 @@ def _static_index_use(
                     return n
                 return n
     return None
+
+
+def _python_int(an: FunctionAnalysis, node, stmt) -> bool:
+    """An int literal, or a name or expression the analysis holds for a Python int."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    v = an.value(node, stmt)
+    return v.static and v.dtype == "int"
 
 
 def _at_update(call) -> bool:
@@ -1694,6 +1757,31 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         v = env.get(n)
         if v is None:
             continue
+        use = (
+            python_value_use([*_own_statements(loop.body), *statements_after(ctx.fn, loop)], {n})
+            if v.static
+            else None
+        )
+        if use is not None:
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` holds a Python value that the loop would make a traced one, and "
+                f"{use[1]} reads it (a traced value is never `True`, nor an `int`, and its int "
+                f"powers are int32's); left as Python",
+            )
+            return False
+        bounded = isinstance(loop, gast.While) and n in expr_activity(loop.test).reads
+        if v.static and v.dtype == "int" and not bounded and _grows_by_products(loop, n):
+            # (one the loop's condition bounds, `while k < n: k = k * 2`, stays in range)
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` is a Python int multiplied (or raised to a power) in the loop: Python's "
+                f"ints never overflow, a traced loop's int32 state wraps past 2**31; start it "
+                f"as a float (`{n} = 1.0`) if that is meant; left as Python",
+            )
+            return False
         if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY):
             kind = {Kind.LIST: "a list", Kind.DICT: "a dict", Kind.NUMPY: "a NumPy array"}[v.kind]
             ctx.refuse(
@@ -1735,6 +1823,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     body_fn = ctx.fresh("_body")
     cond_fn = ctx.fresh("_cond") if plan.kind == "while" else None
     carry_param = "carry" if not _taken(ctx, "carry") else ctx.fresh("carry")
+    # the throw-away name: `_`, unless the function uses it (`for _ in range(n)`: a counter)
+    unused = "_" if not _taken(ctx, "_") else ctx.fresh("_unused")
     single = len(carry) == 1
     tuple_text = ", ".join(carry)
     carry_expr = carry[0] if single else f"({tuple_text})"
@@ -1742,14 +1832,14 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     def unpack(skip: set[str], used: set[str] | None = None) -> list:
         if single:
             return []
-        names = ["_" if (n in skip or (used is not None and n not in used)) else n for n in carry]
-        if all(x == "_" for x in names):
+        names = [unused if (n in skip or (used is not None and n not in used)) else n for n in carry]
+        if all(x == unused for x in names):
             return []
         return replace(f"{', '.join(names)} = {carry_param}")
 
     param_for_body = carry[0] if single else carry_param
     if (single and carry[0] in plan.targets and plan.kind != "while") or not carry:
-        param_for_body = "_"
+        param_for_body = unused
     if param_for_body in (plan.index, plan.elem):
         param_for_body = carry_param
     # body function
@@ -1786,7 +1876,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         test_reads = expr_activity(plan.test).reads
         cond_param = carry[0] if single else carry_param
         if single and carry[0] not in test_reads:
-            cond_param = "_"
+            cond_param = unused
         new += replace(
             f"def {cond_fn}({cond_param}):\n    {_PH.format('UNPACK')}\n"
             f"    return {_PH.format('TEST')}\n",
@@ -1834,8 +1924,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             **{_PH.format("LO"): plan.lo, _PH.format("HI"): plan.hi},
         )
     else:
-        lhs = carry[0] if single else (f"({tuple_text})" if carry else "_")
-        ys_lhs = ", ".join(items) if items else "_"
+        lhs = carry[0] if single else (f"({tuple_text})" if carry else unused)
+        ys_lhs = ", ".join(items) if items else unused
         if len(items) > 1:
             ys_lhs = f"({ys_lhs})"
         new += replace(
@@ -2511,104 +2601,26 @@ def _exit_under_traced_if(an: FunctionAnalysis, stmts: list, traced: bool) -> bo
     return False
 
 
-# attributes and methods that Python lists and tuples do not have
-_ARRAY_ATTRS = {
-    "shape",
-    "ndim",
-    "dtype",
-    "size",
-    "T",
-    "mT",
-    "at",
-    "astype",
-    "reshape",
-    "ravel",
-    "flatten",
-    "squeeze",
-    "transpose",
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "prod",
-    "any",
-    "all",
-    "cumsum",
-    "dot",
-    "clip",
-    "argmax",
-    "argmin",
-    "real",
-    "imag",
-    "conj",
-    "std",
-    "var",
-    "round",
-    "swapaxes",
-}
-_ARRAY_ONLY_OPS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.MatMult)
-
-
-def _known_array(ctx: Context, an: FunctionAnalysis, node, stmt) -> bool:
-    """Whether ``node`` is surely a jax array, not a list or tuple of arrays (a pytree).
-
-    The analysis calls every parameter traced; a parameter may as well be a list of layers.
-    A value computed by jax operations is an array; a parameter (or a name from outside) needs
-    evidence: an array-only attribute (``.shape``, ``.sum()``, ``.at``...) or operator on it
-    somewhere in the function. (Not on the loop's element: the elements of a list of arrays
-    are arrays too, and ``for w in layers: x = x @ w`` iterates such a list.)
-    """
-    if not an.value(node, stmt).traced:
-        return False
-    if isinstance(node, gast.Subscript):
-        return _known_array(ctx, an, node.value, stmt)
-    if not isinstance(node, gast.Name):
-        return True  # x.T, jnp.something(...), a * b: computed by jax
-    name = node.id
-    outside = name in an.params or name not in an.values.locals
-    if not outside or name in an.activity.of_block(ctx.fn.body).writes:
-        return True  # assigned in this function from traced values
-    return _annotated_array(ctx.fn, name) or _array_evidence(ctx.fn, name)
-
-
-def _annotated_array(fn, name: str) -> bool:
-    """``x: jax.Array`` / ``np.ndarray`` / ``ArrayLike`` (which has no lists)."""
-    args = fn.args
-    for a in args.posonlyargs + args.args + args.kwonlyargs:
-        if a.id == name and a.annotation is not None:
-            text = dotted_name(a.annotation) or ""
-            if isinstance(a.annotation, gast.Constant) and isinstance(a.annotation.value, str):
-                text = a.annotation.value
-            return text.split(".")[-1] in ("Array", "ndarray", "ArrayLike", "DeviceArray")
-    return False
-
-
-def _array_evidence(root, name: str) -> bool:
-    for n in walk_bfs(root):  # (gast.walk's nodes in its order, listed at once)
+def _grows_by_products(loop, name: str) -> bool:
+    """Whether the loop assigns ``name`` a product or power of itself (`fact = fact * k`,
+    `p *= 2`, `s <<= 1`)."""
+    growing = (gast.Mult, gast.Pow, gast.LShift)
+    for st in _own_statements(loop.body):
         if (
-            isinstance(n, gast.Attribute)
-            and isinstance(n.value, gast.Name)
-            and n.value.id == name
-            and n.attr in _ARRAY_ATTRS
-        ):
-            return True
-        if isinstance(n, gast.BinOp) and isinstance(n.op, _ARRAY_ONLY_OPS):
-            if any(isinstance(o, gast.Name) and o.id == name for o in (n.left, n.right)):
-                return True
-        if (
-            isinstance(n, gast.UnaryOp)
-            and isinstance(n.op, gast.USub)
-            and isinstance(n.operand, gast.Name)
-            and n.operand.id == name
+            isinstance(st, gast.AugAssign)
+            and isinstance(st.target, gast.Name)
+            and st.target.id == name
+            and isinstance(st.op, growing)
         ):
             return True
         if (
-            isinstance(n, gast.Subscript)
-            and isinstance(n.value, gast.Name)
-            and n.value.id == name
-            and isinstance(n.slice, gast.Tuple)
+            isinstance(st, gast.Assign)
+            and any(isinstance(t, gast.Name) and t.id == name for t in st.targets)
+            and isinstance(st.value, gast.BinOp)
+            and isinstance(st.value.op, growing)
+            and name in expr_activity(st.value).reads
         ):
-            return True  # x[i, j]: lists cannot take a tuple index
+            return True
     return False
 
 

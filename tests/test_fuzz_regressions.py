@@ -23,6 +23,18 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_python_value_read_in_the_branch_it_is_set_in_is_no_use_after_the_if() -> None:
+    """jax's `get_ref_and_transforms`: an early `return` lifts the rest of the function into the
+    `if`'s else; `n = 1` and `isinstance(n, int)` there were read as a use after the `if`
+    (their lines are), which refused it, and not once converted: not idempotent."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    if x[0] > 0:\n        return x\n"
+        "    n = 1\n    return x * n + isinstance(n, int)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted" and "AJ918" not in " ".join(out.refusals)
+
+
 def test_an_alias_made_in_dead_code_or_returned_by_a_branch_function_refuses_alike() -> None:
     """Soak seed 9191: `s = y[2]` after a `break` (never run, and dropped by the conversion)
     refused the update of `y`, and `s = y[2]` in a branch, once the branch became a function

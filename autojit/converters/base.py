@@ -221,7 +221,13 @@ def statements_after(fn, node) -> list:
     end = getattr(node, "end_lineno", None) or getattr(node, "lineno", None)
     if end is None:
         return []
-    return [st for st in walk_statements(fn.body) if (getattr(st, "lineno", None) or 0) > end]
+    # (not its own statements, whatever their lines: a rewrite may have moved code into it)
+    inside = {id(st) for st in walk_statements([node], into_functions=True)}
+    return [
+        st
+        for st in walk_statements(fn.body)
+        if (getattr(st, "lineno", None) or 0) > end and id(st) not in inside
+    ]
 
 
 def first_refused(stmts):

@@ -29,6 +29,12 @@ FORMS = [
         [((arange(5), F32(9)), {}), ((arange(3, 2), F32(-1)), {})],
     ),
     (
+        "target-in-parentheses",
+        "def f(x, v):\n    (x[2]) = v\n    (x[0]) += v\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(5), F32(9)), {})],
+    ),
+    (
         "negative-int",
         "def f(x, v):\n    x[-1] = v\n    x[-2] += v\n    return x\n",
         ["AJ301", "AJ302"],

@@ -38,7 +38,9 @@ CODES = ("AJ301", "AJ302", "AJ303", "AJ304", "AJ305")
 
 # A function has work for this converter only if its text has an item store (`] =`, `] +=`...),
 # a user's `.at[` or an in-place method: the pipeline skips the converter elsewhere.
-TRIGGER = re.compile(r"\]\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.(?:sort|fill)\s*\(")
+TRIGGER = re.compile(
+    r"\][\s)]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.(?:sort|fill)\s*\("
+)  # (`(x[i]) = v`: a target in parentheses)
 
 # the `.at[mask].method(v)` updates the mask rewrite turns into jnp.where (of jaxapi's
 # AT_UPDATE_METHODS, those with an operator for the combined value)

@@ -202,7 +202,7 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
 
     def consider(node, prefix: str) -> None:
         qual = f"{prefix}{node.name}"
-        if _SKIP.search(src.line_text(node.lineno)):
+        if _skipped(node, src):
             return
         if only is not None:
             if qual in only or node.name in only:
@@ -283,12 +283,19 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
                 if (
                     fn is not None
                     and fn.name not in by_name
-                    and not _SKIP.search(src.line_text(fn.lineno))
+                    and not _skipped(fn, src)
                 ):
                     out.append(_Candidate(fn, fn.name))
                     by_name.add(fn.name)
     out.sort(key=lambda c: c.node.lineno)
     return out
+
+
+def _skipped(node, src: SourceText) -> bool:
+    """Whether ``# autojit: skip`` stands on the function's `def` line or on another line of
+    its signature (a long one ends with `):  # autojit: skip`)."""
+    last = node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno
+    return any(_SKIP.search(src.line_text(n)) for n in range(node.lineno, last + 1))
 
 
 _WORD = re.compile(r"\w+")

@@ -59,6 +59,10 @@ NOOP = {
     "skip-comment": (
         "import jax.numpy as jnp\n\n\ndef f(x):  # autojit: skip\n    x[0] = 1.0\n    return x\n"
     ),
+    "skip-comment-after-a-long-signature": (
+        "import jax.numpy as jnp\n\n\ndef f(\n    x,\n    i,\n):  # autojit: skip\n"
+        "    x[i] = 1.0\n    return x\n"
+    ),
     "noqa": "import jax.numpy as jnp\n\n\ndef f(x):\n    x[0] = 1.0  # noqa: AJ301\n    return x\n",
     "string-that-looks-like-code": (
         'import jax\n\n\ndef f(x):\n    """x[0] = 1.0"""\n    s = "x[0] = 1.0"\n    return x, s\n'

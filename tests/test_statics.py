@@ -164,6 +164,12 @@ POSITIVE = [
         [(X + 5.0, True), (X, False)],
     ),
     (
+        "recursion-depth",  # a traced depth could never end the recursion (both branches traced)
+        "def f(x, k):\n    if k == 0:\n        return x\n    return f(x * 2.0, k - 1)\n",
+        ("k",),
+        [(X, 0), (X, 3)],
+    ),
+    (
         "enumerate-start",  # Python's enumerate counts from an int it needs at trace time
         "def f(x, k):\n    s = 0.0\n    for i, v in enumerate(x[:4], start=k):\n"
         "        s = s + i * v\n    return s\n",

@@ -313,9 +313,25 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
 
     inner = stack + (fn.name,)
     Call = ast.Call
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    tested = None  # the parameters read by an `if` / `while` / ternary test (found once)
     for node in index.work:
         if type(node) is Call:
             _visit_call(node, scope, mark, memo, inner)
+            if isinstance(node.func, ast.Name) and node.func.id == fn.name:
+                # a call of itself: a parameter it passes on (changed) and tests decides when
+                # the recursion ends, which a traced value never could (both branches of a
+                # converted `if` are traced, and the recursion with them)
+                if tested is None:
+                    tested = _tested_params(fn, set(params))
+                for i, a in enumerate(node.args):
+                    if isinstance(a, ast.Starred) or i >= len(positional):
+                        break
+                    if positional[i] in tested and positional[i] in _reads(a):
+                        mark(a, f"it decides when the recursion of `{fn.name}` ends")
+                for kw in node.keywords:
+                    if kw.arg in tested and kw.arg in _reads(kw.value):
+                        mark(kw.value, f"it decides when the recursion of `{fn.name}` ends")
         else:  # a read x[:n], or an update y[:k] = v
             for part in _slice_bounds(node.slice):
                 mark(part, "it is a slice bound, which sets the size of the slice")
@@ -428,6 +444,15 @@ def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
     elif memo[name] is None:  # in progress: a recursive call, left out
         memo[_CYCLES] = memo.get(_CYCLES, 0) + 1
     return memo[name]
+
+
+def _tested_params(fn, params: set[str]) -> set[str]:
+    """The parameters of ``fn`` read in the test of an `if`, `while` or ternary."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            out |= {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params
+    return out
 
 
 def _derived(assigns_found: list, params: list[str]) -> dict[str, set[str]]:

@@ -968,7 +968,13 @@ def _header(fn: types.FunctionType) -> str:
     for reads, _text in helpers.values():
         names |= reads
     for name in sorted(names):
-        if name not in g or name in helpers:
+        if name in helpers:
+            continue
+        if name not in g:
+            # (a constant assigned further down the module: not yet run at the decoration)
+            literal = None if hasattr(builtins, name) else _module_constant(fn, name)
+            if literal is not None:
+                extra.append(f"{name} = {literal}\n")
             continue
         value = g[name]
         if type(value) in (int, float, bool) or value is None:
@@ -1055,26 +1061,52 @@ def _helper_sources(fn: types.FunctionType) -> dict[str, tuple[set[str], str]]:
     return out
 
 
-# filename -> (the file's lines as linecache holds them, def name -> its line index)
-_module_defs: dict[str, tuple[list[str], dict[str, int]]] = {}
+# filename -> (the file's lines as linecache holds them, def name -> its line index, constant
+# name -> its literal, or None where it is assigned more than once)
+_module_defs: dict[str, tuple[list[str], dict[str, int], dict[str, str | None]]] = {}
 _DEF_AT_TOP = re.compile(r"(?:async\s+)?def\s+([^\W\d]\w*)\s*\(")
+_CONSTANT_AT_TOP = re.compile(
+    r"([^\W\d]\w*)\s*(?::[^=]*)?=\s*(-?\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|True|False|None"
+    r"|'[^'\\\n]*'|\"[^\"\\\n]*\")\s*(?:#.*)?$"
+)
+
+
+def _module_index(fn: types.FunctionType) -> tuple[list[str], dict[str, int], dict[str, str | None]]:
+    """The module-level `def`s and literal constants of ``fn``'s file, indexed once per file
+    (while linecache holds the same lines)."""
+    filename = fn.__code__.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    cached = _module_defs.get(filename)
+    if cached is None or cached[0] is not lines:
+        defs: dict[str, int] = {}
+        constants: dict[str, str | None] = {}
+        for i, line in enumerate(lines):
+            head = line[:1]
+            if head in ("d", "a"):
+                m = _DEF_AT_TOP.match(line)
+                if m:
+                    defs[m.group(1)] = i
+                    continue
+            if head.isalpha() or head == "_":
+                m = _CONSTANT_AT_TOP.match(line.rstrip("\r\n"))
+                if m:
+                    name = m.group(1)
+                    constants[name] = None if name in constants else m.group(2)
+        cached = _module_defs[filename] = (lines, defs, constants)
+    return cached
+
+
+def _module_constant(fn: types.FunctionType, name: str) -> str | None:
+    """The literal a module-level `NAME = literal` line of ``fn``'s file gives ``name`` (None
+    where there is none, or several)."""
+    return _module_index(fn)[2].get(name)
 
 
 def _module_def_lines(fn: types.FunctionType, name: str) -> list[str] | None:
     """The lines of the module-level ``def name`` in ``fn``'s file (its decorators included; the
     last one where there are several, as the last one run is what a call finds), or None."""
-    filename = fn.__code__.co_filename
-    lines = linecache.getlines(filename, fn.__globals__)
-    cached = _module_defs.get(filename)
-    if cached is None or cached[0] is not lines:
-        defs = {}
-        for i, line in enumerate(lines):
-            if line[:1] in ("d", "a"):
-                m = _DEF_AT_TOP.match(line)
-                if m:
-                    defs[m.group(1)] = i
-        cached = _module_defs[filename] = (lines, defs)
-    start = cached[1].get(name)
+    lines, defs, _constants = _module_index(fn)
+    start = defs.get(name)
     if start is None:
         return None
     first = start

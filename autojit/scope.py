@@ -18,6 +18,9 @@ class ModuleScope:
     # local name -> full dotted name for `from m import f` names, e.g. {"jit": "jax.jit"}
     imported_names: dict[str, str] = field(default_factory=dict)
     constants: set[str] = field(default_factory=set)
+    # the int literals among them (`N = 3`), wherever in the module they are assigned: a
+    # function reads them when it runs, after the module has run
+    int_values: dict[str, int] = field(default_factory=dict)
     functions: dict[str, ast.AST] = field(default_factory=dict)
     classes: set[str] = field(default_factory=set)
     assigned: set[str] = field(default_factory=set)
@@ -99,6 +102,8 @@ def module_scope(tree: ast.Module) -> ModuleScope:
     for stmt in tree.body:
         _visit_top(stmt, scope, reassigned)
     scope.constants -= reassigned
+    for name in reassigned:
+        scope.int_values.pop(name, None)
     return scope
 
 
@@ -134,6 +139,9 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                 scope.assigned.add(t.id)
                 if stmt.value is not None and _is_constant_expr(stmt.value):
                     scope.constants.add(t.id)
+                    value = _int_literal(stmt.value)
+                    if value is not None:
+                        scope.int_values[t.id] = value
     elif isinstance(stmt, ast.If | ast.Try):
         # `try: import x except ImportError` and `if TYPE_CHECKING:` blocks
         before = scope.last_import_end
@@ -145,6 +153,15 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                     _visit_top(s, scope, reassigned)
         if scope.last_import_end != before:  # new imports go after the block, not inside it
             scope.last_import_end = stmt.end_lineno or stmt.lineno
+
+
+def _int_literal(node) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def dotted_name(node) -> str | None:

@@ -558,6 +558,36 @@ def test_lines_named_in_messages_are_the_files():
     assert any(f"line {line}:" in str(w.message) for w in caught)
 
 
+CONSTANTS_BELOW = """\
+import jax.numpy as jnp
+import autojit
+
+
+@autojit.convert
+def f(x):
+    if MODE == "train":
+        x = x * 2.0
+    for i in range(N):
+        x = x + jnp.sin(x)
+    return x * SCALE
+
+
+MODE = "train"
+N = 3
+SCALE = 3.0
+"""
+
+
+def test_module_constants_assigned_below_are_read_as_the_file_conversion_reads_them(tmp_path):
+    # (the decoration runs before `N = 3`: the file's text tells what it is, as for the CLI)
+    mod = _import_user_module(tmp_path, "aj_constants_below", CONSTANTS_BELOW)
+    text = (tmp_path / "aj_constants_below.py").read_text()
+    by_file = autojit.convert_source(text, "m.py").function("f")
+    assert [r.code for r in mod.f.refusals] == [r.code for r in by_file.refusals] == ["AJ930"]
+    x = f32(0.5, -1.0)
+    same(mod.f(x), mod.f.original(x))
+
+
 def helper_with_index(x, i):
     x[i] = 1.0
     return x

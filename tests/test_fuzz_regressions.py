@@ -23,6 +23,22 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_tuple_of_branch_results_shares_element_by_element() -> None:
+    """Soak seed 4242: once an `elif` chain became `t, y = lax.cond(p, _then, _else, y, a, s,
+    t)` with each branch returning `(t, y)`, the may-share analysis joined `t` and `y` with
+    every operand, so converting the output refused an update of `y` the first conversion had
+    converted: not idempotent. Each target now holds what its place of the results holds."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    t = a * 0.5\n    if not n == 3 and (t <= a and k >= n - 2):\n"
+        "        for i, vi in enumerate(y):\n            y = y * 0.5 + a\n"
+        "            y[n - 1] = s if s > 1.0 and n > 3 else a\n    elif k == 0:\n        pass\n"
+        "    elif n > 3 and (not k > 1):\n        t = jnp.where(a < s, t, t)\n    else:\n"
+        "        y[-1] -= 1.0\n    return x, y, s, t\n"
+    )
+    check(src)
+
+
 def test_a_python_value_read_in_the_branch_it_is_set_in_is_no_use_after_the_if() -> None:
     """jax's `get_ref_and_transforms`: an early `return` lifts the rest of the function into the
     `if`'s else; `n = 1` and `isinstance(n, int)` there were read as a use after the `if`

@@ -1776,6 +1776,40 @@ def test_python_number_meanings_a_traced_loop_would_lose_are_refused(name):
     assert "fori_loop" not in conv.text and "while_loop" not in conv.text
 
 
+def test_range_of_a_module_constant_assigned_anywhere_in_the_module():
+    """`N = 3` below the function is its value when the function runs: a short loop stays
+    Python (AJ930), a long one says its length."""
+    src = """
+    def f(x):
+        for i in range(N):
+            x = x + jnp.sin(x)
+        for i in range(M):
+            x = x * 0.5 + jnp.cos(x)
+        return x
+
+    N = 3
+    M = 40
+    """
+    conv = check(src, "f", [(f32(0.5, -1.0),)], codes=["AJ203"])
+    assert "AJ930" in {r.code for r in conv.refusals}
+    assert any("40 iterations" in c.message for c in conv.changes)
+
+
+def test_constant_written_by_the_loop_index_is_a_plain_update_in_a_fori_loop():
+    """`x[i] = 0.0` in `for i in range(...)`: the index is an int (the range's), so the update
+    is `x.at[i].set(0.0)`, not a choice on its dtype, and the loop is a fori_loop, not
+    unrolled (the update made from `x[i] = ...` was read without what was known before it)."""
+    src = """
+    def f(x):
+        for i in range(x.shape[0]):
+            if x[i] < 0:
+                x[i] = 0.0
+        return x
+    """
+    conv = check(src, "f", [(f32(-1.0, 2.0, -3.0),), (f32(1.0),)], codes=["AJ203", "AJ301"])
+    assert "result_type(i)" not in conv.text and "x.at[i].set(0.0)" in conv.text
+
+
 # -- return inside a loop, with code after the loop that depends on it ----------------------
 
 

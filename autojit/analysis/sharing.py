@@ -59,6 +59,7 @@ class Sharing:
         # a nested function -> what it returns (`def _then(s): return y[2]`), read where the
         # function is passed on as a value (`s = lax.cond(p, _then, _else, s)`)
         self._returned: dict[str, list] = {}
+        self._params: dict[str, list[str]] = {}  # (those with positional parameters only)
         statements: list = []
         stack = _live(fn.body)
         while stack:
@@ -69,6 +70,11 @@ class Sharing:
             if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
                 self._closures[s.name] = _free_reads(s) - {s.name}
                 self._returned[s.name] = _returns_of(s)
+                a = s.args
+                if not (a.vararg or a.kwarg or a.kwonlyargs or a.defaults):
+                    self._params[s.name] = [
+                        p.id for p in [*a.posonlyargs, *a.args] if isinstance(p, gast.Name)
+                    ]
             # (a nested function's body too, its names taken as the function's own: more
             # joined, never fewer; autojit's own branch and loop-body functions are read so,
             # which keeps what converting its output again refuses the same)
@@ -148,6 +154,13 @@ class Sharing:
         if isinstance(target, gast.Name):
             self._join(target.id, self._refs(value, s))
         elif isinstance(target, (gast.Tuple, gast.List)):
+            by_element = self._lax_results_by_element(target, value)
+            if by_element is not None:
+                # `t, y = lax.cond(p, _then, _else, ...)` with each branch returning `(t, y)`:
+                # each target holds what that place of the results holds (not all of it)
+                for t, refs in zip(target.elts, by_element, strict=True):
+                    self._bind_all(t, refs)
+                return
             if (
                 isinstance(value, (gast.Tuple, gast.List))
                 and len(value.elts) == len(target.elts)
@@ -165,6 +178,45 @@ class Sharing:
                 gast.Name(id=base, ctx=gast.Load(), annotation=None, type_comment=None), s
             ):
                 self._join(base, self._refs(value, s))  # `c[k] = b`: the container holds b
+
+    def _lax_results_by_element(self, target, value) -> list[set[str]] | None:
+        """For a tuple target bound to a call of this function's own functions that all return
+        tuples of the target's length (`t, y = g(y, t)`, `t, y = lax.cond(p, _then, _else, y,
+        t)`), what each place of the result may hold: its element, the functions' parameters
+        read as the operands given to them; else None (then every target holds everything)."""
+        call = value
+        if (
+            not isinstance(call, gast.Call)
+            or call.keywords
+            or any(isinstance(a, gast.Starred) for a in call.args)
+            or any(isinstance(e, gast.Starred) for e in target.elts)
+        ):
+            return None
+        if isinstance(call.func, gast.Name) and call.func.id in self._returned:
+            fns, operands = [call.func.id], call.args
+        else:
+            name = _dotted(call.func)
+            head = name.split(".")[0] if name else None
+            qual = self._scope.qualified(name) if name and head not in self._local_names else None
+            if qual != "jax.lax.cond" or len(call.args) < 3:
+                return None
+            branches = call.args[1:3]
+            if not all(isinstance(b, gast.Name) and b.id in self._returned for b in branches):
+                return None
+            fns, operands = [b.id for b in branches], call.args[3:]
+        out: list[set[str]] = [set() for _ in target.elts]
+        for f in fns:
+            params, returns = self._params.get(f), self._returned[f]
+            if params is None or len(params) != len(operands) or not returns:
+                return None
+            given = {p: self._refs(op, call) for p, op in zip(params, operands, strict=True)}
+            for r in returns:
+                if not isinstance(r.value, gast.Tuple) or len(r.value.elts) != len(out):
+                    return None
+                for k, e in enumerate(r.value.elts):
+                    for n in self._refs(e, r):
+                        out[k] |= given.get(n, {n})
+        return out
 
     def _bind_all(self, target, refs: set[str]) -> None:
         for node in walk(target):

@@ -525,6 +525,7 @@ def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
         made = ctx._aj_made = {}  # type: ignore[attr-defined]
     for s in walk_statements(new_stmts):
         made[id(s)] = s  # in the order walk_statements gives them in the function
+        s._aj_made_from = stmt  # (what the analysis knows before it is known before them)
 
 
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
@@ -717,7 +718,9 @@ class _AtMaskRewriter(StatementExpressionRewriter):
         mask = sub.slice
         if _int_arithmetic(mask):
             return node  # `x.at[i - 1]`: arithmetic with an integer is never a boolean mask
-        kind = _part_kind(self.ctx, mask, self.stmt)
+        # (an update made here from `x[i] = v` is read with the values before `x[i] = v`)
+        at = getattr(self.stmt, "_aj_made_from", self.stmt)
+        kind = _part_kind(self.ctx, mask, at)
         if kind not in (_IndexKind.MASK, _IndexKind.AMBIGUOUS) or isinstance(mask, gast.Tuple):
             return node
         if len(node.args) != 1 or node.keywords:

@@ -441,7 +441,16 @@ def _range_args(call) -> list | None:
     return None
 
 
-def _const_int(node) -> int | None:
+def _const_int(node, scope=None, an=None) -> int | None:
+    """An int literal's value; with ``scope``, also a module constant's (`N = 3`) that the
+    function does not bind itself."""
+    if (
+        scope is not None
+        and isinstance(node, gast.Name)
+        and node.id in scope.int_values
+        and (an is None or node.id not in an.values.locals)
+    ):
+        return scope.int_values[node.id]
     try:
         value = ast.literal_eval(gast.unparse(node))
     except Exception:
@@ -483,7 +492,7 @@ def _range_plan(ctx, an, loop, args, reverse: bool, targets: set[str]) -> _Plan 
         return None
     target = loop.target.id
     if all(v.static for v in vals):
-        consts = [_const_int(a) for a in args]
+        consts = [_const_int(a, ctx.scope, an) for a in args]
         if any(c is None for c in consts):
             if not _body_traced(an, loop):
                 return None

@@ -1036,33 +1036,53 @@ def _function_fixes(
     result: FileResult, edits: list[dict[str, Any]], index: Any
 ) -> tuple[dict[str, list[dict[str, Any]]], list[Any]]:
     """The fix of each changed function: the edits that convert it, and it alone (with the
-    imports it needs), as the editor's quick-fix does. A rewrite's lines are not only those of
-    its statement (a loop's `fori_loop` call comes after it), and the rewrites of one function
-    go together: every finding of a function carries its function's edits. A function whose
-    edits cannot be told from its neighbours' gets none (never a partial fix)."""
+    edits outside every function: the imports it needs), as the editor's quick-fix does. A
+    rewrite's lines are not only those of its statement (a loop's `fori_loop` call comes after
+    it), and the rewrites of one function go together: every finding of a function carries its
+    function's edits. Each edit goes to the function whose lines hold it (an insertion after a
+    function's last line is that function's); where that is not clear (an insertion between
+    two functions with no line between them, an edit across two) the functions it may belong
+    to are checked by applying their fix; one whose fix does not give its new text gets none
+    (never a partial fix)."""
+    import bisect
+
     from .editor import _line_span, apply_text_edits, convertible_functions
 
     assert result.conversion is not None
     spans = convertible_functions(result.text, index)
     by_name = {s.qualname: s for s in spans}
     changed = [f for f in result.conversion.functions if f.changed and f.qualname in by_name]
-    lines = {f.qualname: _line_span(index, by_name[f.qualname]) for f in changed}
+    lines = sorted((*_line_span(index, by_name[f.qualname]), f.qualname) for f in changed)
+    starts = [a for a, _b, _q in lines]
+    mine: dict[str, list[dict[str, Any]]] = {f.qualname: [] for f in changed}
+    shared: list[dict[str, Any]] = []  # outside every changed function
+    unclear: set[str] = set()
+    for e in edits:
+        a, b = index.offset(e["range"]["start"]), index.offset(e["range"]["end"])
+        k = bisect.bisect_right(starts, a) - 1
+        holders = [
+            q for lo, hi, q in lines[max(k - 1, 0) : k + 2] if lo <= a and b <= hi
+        ]
+        crossing = [q for lo, hi, q in lines[max(k - 1, 0) : k + 2] if a < hi and b > lo]
+        if holders:
+            mine[holders[0]].append(e)
+            if len(holders) > 1:
+                unclear.update(holders)
+        elif crossing:
+            unclear.update(crossing)
+        else:
+            shared.append(e)
     fixes: dict[str, list[dict[str, Any]]] = {}
     for f in changed:
-        others = [span for q, span in lines.items() if q != f.qualname]
-        mine = [e for e in edits if not _overlaps(index, e, others)]
-        applied = apply_text_edits(result.text, [_text_edit(e) for e in mine])
-        if f.new_text in applied and all(
-            g.original_text in applied for g in changed if g is not f
-        ):
-            fixes[f.qualname] = mine
+        fix = sorted(mine[f.qualname] + shared, key=lambda e: (e["start_line"], e["end_line"]))
+        if f.qualname in unclear:
+            applied = apply_text_edits(result.text, [_text_edit(e) for e in fix])
+            if f.new_text not in applied or any(
+                g.original_text not in applied for g in changed if g is not f
+            ):
+                continue
+        fixes[f.qualname] = fix
     return fixes, spans
-
-
-def _overlaps(index: Any, edit: dict[str, Any], spans: list[tuple[int, int]]) -> bool:
-    start = index.offset(edit["range"]["start"])
-    end = index.offset(edit["range"]["end"])
-    return any(start < o_end and end > o_start for o_start, o_end in spans)
 
 
 def _text_edit(edit: dict[str, Any]) -> dict[str, Any]:

@@ -340,7 +340,9 @@ class _Record:
         fc: FunctionConversion | None = None
         if entry is None:
             fc, nheader = self._convert(header, declared)
-            if fc.changed and _source_matches(fn, self.lines, header) is False:
+            if fc.changed and not _compiled_from_file(fn) and (
+                _source_matches(fn, self.lines, header) is False
+            ):
                 raise StaleSourceError(
                     f"autojit cannot convert `{fn.__qualname__}` ({self.filename}:"
                     f"{code.co_firstlineno}): the file's text there does not compile to the "
@@ -1223,6 +1225,28 @@ def _consts_text(consts: tuple) -> str:
         else:
             out.append(f"{type(c).__name__}:{c!r}")
     return "\2".join(out)
+
+
+def _compiled_from_file(fn: types.FunctionType) -> bool:
+    """Whether ``fn``'s module was compiled from its file as the file is now: its bytecode
+    cache records the file's modification time and size, and they are the file's. (The cheap
+    check; without it, :func:`_source_matches` compiles the function's text.)"""
+    module = sys.modules.get(fn.__module__ or "")
+    cached = getattr(module, "__cached__", None)
+    filename = fn.__code__.co_filename
+    if not cached or getattr(module, "__file__", None) != filename:
+        return False
+    try:
+        with open(cached, "rb") as f:
+            head = f.read(16)
+        st = os.stat(filename)
+    except OSError:
+        return False
+    if len(head) < 16 or int.from_bytes(head[4:8], "little") & 1:  # (hash-based: not read)
+        return False
+    mtime = int.from_bytes(head[8:12], "little")
+    size = int.from_bytes(head[12:16], "little")
+    return mtime == int(st.st_mtime) & 0xFFFFFFFF and size == st.st_size & 0xFFFFFFFF
 
 
 def _source_matches(fn: types.FunctionType, lines: list[str], header: str) -> bool | None:

@@ -578,6 +578,9 @@ MAY_SHARE = {
     "jnp-split": "    a, b = jnp.split(x, 3)\n    a[0] = 1.0\n    return x\n",
     "jnp-flip": "    y = jnp.flip(x)\n    y[0] = 1.0\n    return x\n",
     "chained-fresh": "    a = b = x * 2.0\n    a[0] = 0.0\n    return b\n",
+    "named-tuple-field": "    p = Pair(x, z)\n    a = p.a\n    a[0] = 7.0\n    return p.a\n",
+    "tree-leaves": "    d = {'w': x}\n    a = jax.tree_util.tree_leaves(d)[0]\n    a[0] = 7.0\n"
+    "    return d['w']\n",
     "chained-zeros": "    lo = hi = jnp.zeros(3)\n    lo[0] = x[0, 0]\n    return hi\n",
 }
 
@@ -588,7 +591,8 @@ def test_update_of_an_array_another_name_may_hold_is_refused(name):
     the functional update changes one name only. Each of these was converted, silently wrong:
     the values analysis follows one name per value (`y = x`), so tuples, chains, branches,
     loops, containers and helpers escaped it. Refused now (AJ901), the update kept."""
-    src = HEADER + "def ident(a):\n    return a\n\n" + "def f(x, z):\n" + MAY_SHARE[name]
+    src = HEADER + "from typing import NamedTuple\n\n\nclass Pair(NamedTuple):\n    a: jax.Array\n"
+    src += "    b: jax.Array\n\n\ndef ident(a):\n    return a\n\n" + "def f(x, z):\n" + MAY_SHARE[name]
     c = convert(src)
     assert [r for r in c.refusals if r.code == "AJ901"], (c.refusals, c.text)
     update = next(line for line in MAY_SHARE[name].splitlines() if "] = " in line)

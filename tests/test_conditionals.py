@@ -617,6 +617,25 @@ OUTER_NAMES_AND_WALRUS = {
         "    else:\n        z = x\n    return z * 2 ** -k\n",
         "AJ918",
     ),
+    # a generator's draw in a branch: both branches are traced, both would draw
+    "numpy-generator-draw-in-a-branch": (
+        "import numpy as np\n\n\ndef f(x):\n    rng = np.random.default_rng(0)\n"
+        "    if x[0] > 0:\n        y = x + rng.normal()\n    else:\n        y = x\n"
+        "    return y\n",
+        "AJ912",
+    ),
+    # a closure that changes something outside itself, called in a branch's expression
+    "closure-with-nonlocal-called-in-a-branch": (
+        "def f(x):\n    count = 0\n\n    def inc(v):\n        nonlocal count\n"
+        "        count += 1\n        return v * 2\n\n    if x.sum() > 0:\n        y = inc(x)\n"
+        "    else:\n        y = x\n    return y + count\n",
+        "AJ912",
+    ),
+    "closure-appending-in-a-ternary": (
+        "def f(x):\n    log = []\n\n    def rec(v):\n        log.append(1)\n        return v\n\n"
+        "    y = rec(x) if x.sum() > 0 else x * 2\n    return y + len(log)\n",
+        "AJ912",
+    ),
     "walrus-in-comprehension-in-branch": (
         "def f(x):\n    last = 0.\n    if x[0] > 0:\n"
         "        ys = [(last := v * 2.) for v in [1., 2.]]\n    return x + last\n",
@@ -1392,3 +1411,40 @@ def test_print_of_an_f_string_with_traced_fields_is_a_debug_print():
     src = "import jax.numpy as jnp\n\ndef f(x):\n    loss = x.sum()\n    print(f'loss={loss}')\n    return x\n"
     c = autojit.convert_source(src, "m.py", all_functions=True)
     assert "jax.debug.print('loss={}', loss)" in c.text
+
+
+def test_a_guarded_branch_is_a_cond_so_its_gradient_is_the_taken_branchs():
+    """`if x > 0: y = x ** 0.5` guards the domain: with `jnp.where` both branches are computed
+    and the gradient is NaN where the other branch is taken; `lax.cond` differentiates the
+    branch taken, as the Python `if` does."""
+    text = HEADER + (
+        "def f(x):\n    if x > 0:\n        y = x ** 0.5\n    else:\n        y = x * 0\n"
+        "    return y\n\n\ndef g(x, d):\n    if d != 0:\n        y = x / d\n    else:\n"
+        "        y = x\n    return y\n"
+    )
+    c = convert(text)
+    assert "jnp.where" not in c.text and c.text.count("lax.cond") == 2
+    f, g = load(c.text)["f"], load(c.text)["g"]
+    for x in (-1.0, 0.0, 4.0):
+        got = jax.grad(f)(jnp.float32(x))
+        assert not np.isnan(got), (x, got)
+    dx, dd = jax.grad(g, argnums=(0, 1))(jnp.float32(2.0), jnp.float32(0.0))
+    assert not np.isnan(dx) and not np.isnan(dd)
+    # a constant divisor or a square stays jnp.where
+    c = convert(HEADER + "def h(x):\n    if x > 0:\n        y = x / 2.0 + x ** 2\n    else:\n"
+                "        y = x\n    return y\n")
+    assert "jnp.where" in c.text
+
+
+def test_a_name_a_closure_reads_after_the_if_is_an_output_of_it():
+    """`apply = lambda g: p - lr * g` before the `if`, `lr` set in a branch, `apply(g)` after: the
+    closure reads `lr` when called, so the `if` must give `lr` back (it had no outputs)."""
+    text = HEADER + (
+        "def f(p, g, step):\n    lr = 0.1\n    apply = lambda q: p - lr * q\n"
+        "    if step < 10:\n        lr = lr * (step + 1) / 10\n    return apply(g)\n"
+    )
+    c = check_paths(
+        text, "f", calls((np.float32(1.0), np.float32(2.0), np.float32(3.0)),
+                         (np.float32(1.0), np.float32(2.0), np.float32(30.0))),
+    )
+    assert "lax.cond" in c.text or "jnp.where" in c.text

@@ -214,7 +214,7 @@ def test_tuple_state_of_python_numbers_promoted_element_by_element(name, code):
     # gives it (a tree map), alone or beside other carries
     x = f32(1, 2, 3, 4)
     conv = check(TUPLE_STATE, name, [(x, i32(3)), (x, i32(0))], codes=[code])
-    assert "jax.tree.map(lambda t, v: jnp.full(t.shape, v, t.dtype)" in conv.text
+    assert "jax.tree.map(lambda t, v: jnp.full(t.shape, v, jnp.result_type(v, t.dtype))" in conv.text
 
 
 def test_fori_start_stop():
@@ -1556,6 +1556,29 @@ LOOPS_BINDING_OUTSIDE = {
             x = x + stack.pop()
         return x, len(stack)
     """,
+    # a NumPy generator's draw: the body is traced once, one draw for every iteration
+    "numpy-generator-draw": """
+    import numpy as np
+
+    def f(x, n):
+        rng = np.random.default_rng(0)
+        for i in range(n):
+            x = x + rng.normal()
+        return x
+    """,
+    # a module helper that changes a module-level list, called in the body
+    "module-helper-with-an-effect": """
+    LOG = []
+
+    def record(v):
+        LOG.append(v)
+        return v
+
+    def f(x, n):
+        for i in range(n):
+            x = record(x) * 2.0
+        return x
+    """,
     "zero-argument-super-in-loop": """
     class Base:
         def step(self, v):
@@ -1808,6 +1831,70 @@ def test_constant_written_by_the_loop_index_is_a_plain_update_in_a_fori_loop():
     """
     conv = check(src, "f", [(f32(-1.0, 2.0, -3.0),), (f32(1.0),)], codes=["AJ203", "AJ301"])
     assert "result_type(i)" not in conv.text and "x.at[i].set(0.0)" in conv.text
+
+
+def test_an_update_method_whose_result_is_used_is_not_a_dicts():
+    """`updates, state = opt.update(grads, state)` (optax): a dict's or set's `.update` returns
+    None, so this is another object's method, not a change of a container in place."""
+    src = """
+    def f(p, g, opt, n):
+        state = p * 0.0
+        for i in range(n):
+            upd, state = opt.update(g, state)
+            p = p + upd
+        return p
+    """
+    conv, _, _ = _convert(src)
+    assert not {"AJ935", "AJ931"} & {r.code for r in conv.refusals}, conv.refusals
+    assert "fori_loop" in conv.text
+
+
+def test_a_named_tuple_of_arrays_is_iterated_not_scanned():
+    src = """
+    from typing import NamedTuple
+
+    class Pair(NamedTuple):
+        a: jax.Array
+        b: jax.Array
+
+    def f(x):
+        p = Pair(x[0], x[1])
+        s = jnp.zeros(3)
+        for v in p:
+            s = s + v
+        return s
+    """
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    conv = check(src, "f", [(x,)])
+    assert "scan" not in conv.text
+
+
+def test_a_name_a_closure_reads_after_the_loop_is_carried():
+    src = """
+    def f(x, n):
+        scale = 1.0
+        g = lambda v: v * scale
+        for i in range(n):
+            scale = scale * 2.0 + x[i]
+        return g(x)
+    """
+    check(src, "f", [(f32(1.0, 2.0, 3.0), i32(3)), (f32(1.0, 2.0, 3.0), i32(0))])
+
+
+def test_a_start_the_loop_state_type_cannot_hold_fails_loudly_not_cut():
+    """`acc = 0.75` where the body makes an int: the start was cut to the body's int type (0),
+    a silently different answer; it is widened only, and the loop then fails on two types."""
+    src = """
+    def f(x, n):
+        acc = 0.75
+        for i in range(n):
+            acc = (acc * 4 + x[i]).astype(jnp.int32)
+        return acc
+    """
+    conv, _, ns = _convert(src)
+    assert "result_type(acc, acc_type.dtype)" in conv.text
+    with pytest.raises(TypeError, match="must have equal types"):
+        jax.jit(ns["f"])(f32(1.0, 2.0), i32(1))
 
 
 # -- return inside a loop, with code after the loop that depends on it ----------------------

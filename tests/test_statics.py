@@ -164,6 +164,20 @@ POSITIVE = [
         [(X + 5.0, True), (X, False)],
     ),
     (
+        "math-of-the-loop-index",  # math.cos / min need Python numbers: the bound is static
+        "import math\n\ndef f(x, n):\n    for step in range(n):\n"
+        "        lr = 0.5 * (1 + math.cos(math.pi * step / n))\n        x = x - lr * 0.1 * x\n"
+        "    return x\n",
+        ("n",),
+        [(X, 1), (X, 4)],
+    ),
+    (
+        "min-of-a-parameter",
+        "def f(x, warm):\n    return x * min(1.0, 2.0 / warm)\n",
+        ("warm",),
+        [(X, 1.0), (X, 4.0)],
+    ),
+    (
         "recursion-depth",  # a traced depth could never end the recursion (both branches traced)
         "def f(x, k):\n    if k == 0:\n        return x\n    return f(x * 2.0, k - 1)\n",
         ("k",),

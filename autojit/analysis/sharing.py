@@ -294,6 +294,10 @@ class Sharing:
                 leaf = qual.rsplit(".", 1)[-1]
                 if (leaf in VIEW_FUNCTIONS or (leaf == "array" and _no_copy(call))) and call.args:
                     return self._refs(call.args[0], s)
+                if qual in _TREE_CALLS:
+                    # `tree_leaves(p)` gives p's own arrays; `tree_map(f, p)` what f returns,
+                    # which may be its argument
+                    return set().union(*(self._refs(a, s) for a in args))
                 if qual.startswith("jax.lax."):
                     # `lax.cond(p, lambda: x, lambda: z)`, a loop's carry: what the branches
                     # and bodies are given may come back (autojit writes a ternary so)
@@ -348,6 +352,13 @@ class Sharing:
 _BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers"})
 
 
+_TREE_CALLS = frozenset(
+    {
+        "jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten",
+        "jax.tree.flatten", "jax.tree_util.tree_map", "jax.tree.map",
+        "jax.tree_util.tree_unflatten", "jax.tree.unflatten",
+    }
+)  # fmt: skip
 _EXITS = (gast.Return, gast.Break, gast.Continue, gast.Raise)
 
 

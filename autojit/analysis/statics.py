@@ -400,6 +400,19 @@ def _visit_call(node: ast.Call, scope: ModuleScope, mark, memo: dict, stack: tup
             if kw.arg in table:
                 mark(kw.value, f"it is the `{kw.arg}` of {label}")
         return
+    # `math.cos(t)`, `min(1.0, t)`, `int(t)`: Python's own number functions need a number at
+    # trace time, not a tracer
+    if (qual or "").startswith("math.") or (
+        isinstance(func, ast.Name)
+        and func.id in _PYTHON_NUMBER_FUNCTIONS
+        and not scope.binds(func.id)
+        and node.args
+    ):
+        label = f"`{fname}()`"
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                mark(a, f"it is an argument of {label}, which needs a Python number")
+        return
     # `enumerate(xs, start=k)`: Python counts from `k`, an int it needs at trace time
     if isinstance(func, ast.Name) and func.id == "enumerate" and not scope.binds("enumerate"):
         start = node.args[1] if len(node.args) > 1 else None
@@ -431,6 +444,10 @@ def _visit_call(node: ast.Call, scope: ModuleScope, mark, memo: dict, stack: tup
             if kw.arg in by_name:
                 r = by_name[kw.arg]
                 mark(kw.value, f"it is passed to `{helper_name}`'s static `{r.name}` ({r.reason})")
+
+
+# builtins that compare or convert Python numbers (a tracer fails in them under jit)
+_PYTHON_NUMBER_FUNCTIONS = frozenset({"min", "max", "int", "float", "round", "bool", "divmod"})
 
 
 def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):

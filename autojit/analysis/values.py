@@ -604,6 +604,12 @@ class ValueAnalysis:
                 return Value(Kind.LIST)
             if base.static and all_static:
                 return UNKNOWN
+        if name is not None and (
+            name in self.scope.classes or name.rsplit(".", 1)[-1][:1].isupper()
+        ):
+            # `Pair(x, y)`, `State(...)`: a class makes an object (a NamedTuple, a dataclass)
+            # holding the arrays, not an array
+            return UNKNOWN
         if any_traced:
             return TRACED
         return UNKNOWN

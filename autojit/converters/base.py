@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..analysis import FunctionAnalysis
+from ..analysis import FunctionAnalysis, dotted_name
 from ..analysis.activity import expr_activity, function_free_reads, names_in
 from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
@@ -114,15 +114,10 @@ def zero_argument_super(stmts) -> gast.Call | None:
     return None
 
 
-def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | None:
-    """(closure, name) where ``block``, to become a function of its own, calls (or passes on) a
-    function defined in ``fn`` outside it that reads ``name``, one of ``writes``: the block's
-    new function would change its own copy of ``name`` while the closure reads ``fn``'s, as
-    it was before the block (closures read late: Python's closure sees each new value).
-    Functions are ``def`` statements and lambdas assigned to a name; a closure calling another
-    reads what that one reads."""
-    if not writes:
-        return None
+def closures_outside(fn, block: list) -> dict[str, set[str]]:
+    """The functions ``fn`` defines outside ``block`` (`def` statements and lambdas assigned to a
+    name), each with the names of ``fn`` it reads when called (a closure calling another reads
+    what that one reads)."""
     inside = {id(st) for st in walk_statements(block, into_functions=True)}
     closures: dict[str, set[str]] = {}
     for st in walk_statements(fn.body):
@@ -137,16 +132,104 @@ def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | N
             and isinstance(st.targets[0], gast.Name)
         ):
             closures.setdefault(st.targets[0].id, set()).update(expr_activity(st.value).reads)
-    if not closures:
-        return None
-    changed = True
-    while changed:  # (a closure calling another reads what that one reads)
+    changed = bool(closures)
+    while changed:
         changed = False
         for reads in closures.values():
             more = set().union(*(closures[c] for c in reads & closures.keys())) - reads
             if more:
                 reads |= more
                 changed = True
+    return closures
+
+
+def read_by_closures(fn, block: list) -> set[str]:
+    """The names that functions defined outside ``block`` read when called, after it too: a
+    value the block gives one of them is an output of the block (`lr` of `apply = lambda g:
+    p - lr * g`, set in a branch and read by a later `apply(g)`)."""
+    return set().union(*closures_outside(fn, block).values())
+
+
+def effectful_call(fn, scope, block: list) -> str | None:
+    """The name of a function called in ``block`` (a closure of ``fn``, or a function of the
+    module) that changes something outside itself: it declares `nonlocal` / `global`, or
+    changes an object it did not make (`log.append(v)`, `obj.n = 1`, `buf[i] = v` on a name
+    it does not bind). A converted block is traced once (both branches of an `if` once), so
+    the change would happen a number of times of its own."""
+    called = set()
+    for st in block:
+        for n in gast.walk(st):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+                called.add(n.func.id)
+    if not called:
+        return None
+    local = {
+        st.name: st
+        for st in walk_statements(fn.body)
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef))
+    }
+    for name in sorted(called):
+        node = local.get(name)
+        if node is not None:
+            if _changes_outside(node):
+                return name
+        elif name in scope.functions and _changes_outside(scope.functions[name]):
+            return name
+    return None
+
+
+def _changes_outside(fn) -> bool:
+    """Whether a function (a gast or an ast node) declares `nonlocal`/`global`, or changes an
+    object held by a name it does not bind."""
+    import ast as _ast
+
+    own: set[str] = set()
+    args = fn.args
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if a is not None:
+            own.add(getattr(a, "id", None) or getattr(a, "arg", None))
+    stores: list = []
+    walker = gast.walk if isinstance(fn, gast.AST) else _ast.walk
+    for n in walker(fn):
+        kind = type(n).__name__
+        if kind in ("Global", "Nonlocal"):
+            return True
+        if kind == "Name" and type(n.ctx).__name__ == "Store":
+            own.add(n.id)
+        elif kind in ("Subscript", "Attribute") and type(n.ctx).__name__ == "Store":
+            stores.append(n.value)
+        elif (
+            kind == "Call"
+            and type(n.func).__name__ == "Attribute"
+            and n.func.attr in _CHANGING_METHODS
+        ):
+            stores.append(n.func.value)
+    for base in stores:
+        while type(base).__name__ in ("Subscript", "Attribute"):
+            base = base.value
+        if type(base).__name__ == "Name" and base.id not in own:
+            return True
+    return False
+
+
+_CHANGING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+     "discard", "popitem"}
+)  # fmt: skip
+
+
+def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | None:
+    """(closure, name) where ``block``, to become a function of its own, calls (or passes on) a
+    function defined in ``fn`` outside it that reads ``name``, one of ``writes``: the block's
+    new function would change its own copy of ``name`` while the closure reads ``fn``'s, as
+    it was before the block (closures read late: Python's closure sees each new value).
+    Functions are ``def`` statements and lambdas assigned to a name; a closure calling another
+    reads what that one reads."""
+    if not writes:
+        return None
+    closures = closures_outside(fn, block)
+    if not closures:
+        return None
     loaded = set()
     for st in block:
         loaded |= names_in(st)
@@ -228,6 +311,60 @@ def statements_after(fn, node) -> list:
         for st in walk_statements(fn.body)
         if (getattr(st, "lineno", None) or 0) > end and id(st) not in inside
     ]
+
+
+_STATEFUL_BUILTINS = frozenset({"next", "input"})
+_STATEFUL_METHODS = frozenset(
+    """rand randn randint random random_sample random_integers integers normal uniform choice
+    shuffle permutation permuted standard_normal binomial poisson exponential beta gamma
+    multinomial bytes __next__ send""".split()
+)
+_STATEFUL_MODULES = ("random.", "numpy.random.", "time.", "secrets.", "uuid.")
+
+
+def stateful_call(ctx: Context, an: FunctionAnalysis, call, s) -> bool:
+    """A call whose Python value changes from call to call: `next(it)`, `random.random()`,
+    `np.random.rand()`, or a method of a module-level object (`RS.rand()`, a NumPy
+    RandomState) giving a Python value (a traced one is computed in the loop body, fine)."""
+    name = dotted_name(call.func)
+    if name is None:
+        return False
+    head = name.split(".")[0]
+    local = head in an.values.locals
+    if "." not in name:
+        return name in _STATEFUL_BUILTINS and not local and not ctx.scope.binds(name)
+    qual = ctx.scope.qualified(name) if not local else None
+    if qual is not None and qual.startswith(_STATEFUL_MODULES):
+        return True
+    if local and name.rsplit(".", 1)[-1] in _STATEFUL_METHODS:
+        # `rng = np.random.default_rng(0)` in the function: its draws change from call to call
+        return _bound_to_a_generator(ctx, an.fn, head)
+    if local or head in ctx.scope.modules or head in ctx.scope.imported_names:
+        return False
+    # `RS.rand()`: a random generator's (or an iterator's) method on a module-level object
+    return (
+        name.rsplit(".", 1)[-1] in _STATEFUL_METHODS
+        and head in ctx.scope.assigned
+        and not an.value(call, s).traced
+    )
+
+
+
+
+def _bound_to_a_generator(ctx: Context, fn, name: str) -> bool:
+    """Whether ``fn`` assigns ``name`` an object made by `random` / `numpy.random`
+    (`np.random.default_rng(0)`, `random.Random(1)`)."""
+    for st in walk_statements(fn.body):
+        if (
+            isinstance(st, gast.Assign)
+            and any(isinstance(t, gast.Name) and t.id == name for t in st.targets)
+            and isinstance(st.value, gast.Call)
+        ):
+            called = dotted_name(st.value.func)
+            qual = ctx.scope.qualified(called) if called else None
+            if qual is not None and qual.startswith(_STATEFUL_MODULES):
+                return True
+    return False
 
 
 def first_refused(stmts):

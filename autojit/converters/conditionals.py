@@ -42,10 +42,13 @@ from ..templates import copy_expr, name, replace, replace_expr
 from .base import (
     Context,
     declared_outer,
+    effectful_call,
     first_refused,
     python_value_use,
+    read_by_closures,
     short_circuited_walrus,
     stale_closure_read,
+    stateful_call,
     statements_after,
     walk_statements,
     walrus_in,
@@ -69,6 +72,27 @@ _ELEMENTWISE = frozenset(
     hypot copysign deg2rad rad2deg radians degrees""".split()
 )
 _BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"})
+# functions defined on part of the line only: a branch `if x > 0: y = jnp.log(x)` is a guard, and
+# `jnp.where` computes both branches, so its gradient is NaN where the other branch is taken
+# (`lax.cond` differentiates the branch taken, as Python's `if` does)
+_DOMAIN_RESTRICTED = frozenset(
+    """sqrt log log1p log2 log10 arcsin arccos arctanh arccosh reciprocal divide true_divide
+    floor_divide mod remainder power float_power tan""".split()
+)
+
+
+def _outside_its_domain(node) -> bool:
+    """`a / b`, `a // b`, `a % b` by a value that may be 0, or `a ** b` with an exponent that is
+    no non-negative integer: undefined (or not differentiable) for some values."""
+    if isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod)):
+        d = node.right
+        if isinstance(d, gast.UnaryOp) and isinstance(d.op, gast.USub):
+            d = d.operand
+        return not (isinstance(d, gast.Constant) and type(d.value) in (int, float) and d.value)
+    if isinstance(node.op, gast.Pow):
+        e = node.right
+        return not (isinstance(e, gast.Constant) and type(e.value) is int and e.value >= 0)
+    return False
 
 # methods and calls that only have effects (no useful result): allowed in a branch
 _PURE_STATEMENT_CALLS = ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint")
@@ -685,6 +709,15 @@ class _Conditionals:
                 f"`super()` under the traced condition `{self._src(s.test)}`: in a branch "
                 f"function it cannot find its class; write `super(Class, self)`",
             )
+        changer = effectful_call(self.ctx.fn, self.ctx.scope, s.body + s.orelse)
+        if changer is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"`{changer}` changes something outside itself and is called under the traced "
+                f"condition `{self._src(s.test)}`: jit traces both branches once, so the change "
+                f"would happen on both paths, once; return the new value instead",
+            )
         branch_writes = self.an.activity.of_block(s.body + s.orelse).writes
         env = self.an.env_before(s)
         python_values = {n for n in branch_writes if n in env and env[n].static}
@@ -769,11 +802,20 @@ class _Conditionals:
         an = self.an
         locals_ = an.values.locals
         for n in walk_bfs(stmt) if not isinstance(stmt, _COMPOUND) else ():
+            if isinstance(n, gast.Call) and stateful_call(self.ctx, an, n, stmt):
+                # `rng.normal()`, `next(it)`: both branches are traced, so both would draw
+                raise _Refused(
+                    "AJ912",
+                    stmt,
+                    f"`{self._src(n)}` gives a new value at each call, under the traced "
+                    f"condition `{self._src(s.test)}`: jit traces both branches, so both would "
+                    f"draw (once, at trace time); draw before the `if`",
+                )
             # a method that changes its object, inside an expression (`y = stack.pop()`)
             if (
                 isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Attribute)
-                and n.func.attr in _MUTATING_METHODS
+                and n.func.attr in _VALUE_RETURNING_MUTATIONS
                 and not (isinstance(stmt, gast.Expr) and n is stmt.value)  # (checked below)
                 and self.value(n.func.value, stmt).kind
                 in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
@@ -841,7 +883,8 @@ class _Conditionals:
     # -- outputs and operands --------------------------------------------------------------
     def _plan(self, s, branches: list[list]) -> _Plan:
         an = self.an
-        live = an.live_out(s)
+        # (a closure defined before may read a name after: `apply(g)` reading `lr`)
+        live = an.live_out(s) | read_by_closures(self.ctx.fn, s.body + s.orelse)
         defined = an.defined_before(s)
         acts = [an.activity.of_block(b) for b in branches]
         writes_order: list[str] = []
@@ -940,6 +983,8 @@ class _Conditionals:
         if isinstance(node, gast.Attribute):
             return node.attr in ("T", "real", "imag") and self._cheap(node.value)
         if isinstance(node, gast.BinOp):
+            if _outside_its_domain(node):
+                return False
             return not isinstance(node.op, gast.MatMult) and all(
                 self._cheap(x) for x in (node.left, node.right)
             )
@@ -952,9 +997,12 @@ class _Conditionals:
         if isinstance(node, gast.Call) and not node.keywords:
             fname = dotted_name(node.func) or ""
             qual = self.ctx.scope.qualified(fname) or fname
-            ok = (qual.startswith("jax.numpy.") and qual.rsplit(".", 1)[1] in _ELEMENTWISE) or (
-                fname in _BUILTIN_CHEAP
-            )
+            short = qual.rsplit(".", 1)[1] if "." in qual else qual
+            ok = (
+                qual.startswith("jax.numpy.")
+                and short in _ELEMENTWISE
+                and short not in _DOMAIN_RESTRICTED
+            ) or (fname in _BUILTIN_CHEAP)
             if isinstance(node.func, gast.Attribute) and node.func.attr == "astype":
                 ok = self._cheap(node.func.value)
             return ok and all(self._cheap(a) for a in node.args)
@@ -1668,11 +1716,10 @@ def _pure_static_operand(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
 
 
-# methods of lists, dicts, sets and NumPy arrays that change their object
-_MUTATING_METHODS = frozenset(
-    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-     "discard", "sort", "reverse", "fill", "resize", "itemset", "popitem"}
-)  # fmt: skip
+# methods of lists, dicts and sets that change their object and return a value (the others
+# return None: where their result is used, they are some other object's methods,
+# `updates, state = opt.update(grads, state)`)
+_VALUE_RETURNING_MUTATIONS = frozenset({"pop", "popitem", "setdefault"})
 _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef, gast.ClassDef)
 
 
@@ -1807,6 +1854,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if not self.conv.ctx.allowed("AJ104", node):
             return node
         c = self.conv
+        changer = effectful_call(
+            c.ctx.fn, c.ctx.scope, [gast.Expr(value=node.body), gast.Expr(value=node.orelse)]
+        )
+        if changer is not None:
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{changer}` changes something outside itself, in a branch of `... if "
+                f"{c._src(node.test)} else ...`: converted, both branches are traced once",
+            )
+            return node
         named = walrus_in(node.body) or walrus_in(node.orelse)
         if named is not None:
             c.ctx.refuse(

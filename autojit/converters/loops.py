@@ -49,10 +49,13 @@ from .arrays import known_array
 from .base import (
     Context,
     declared_outer,
+    effectful_call,
     first_refused,
     python_value_use,
+    read_by_closures,
     short_circuited_walrus,
     stale_closure_read,
+    stateful_call,
     statements_after,
     walk_statements,
     walrus_in,
@@ -95,6 +98,9 @@ _MUTATING_METHODS = {
     "resize",
     "itemset",
 }
+# (of them, those whose result is a value: `stack.pop()` in an expression; a `.update(...)` whose
+# result is used is no dict's or set's, which return None: `opt.update(grads, state)`)
+_VALUE_RETURNING_MUTATIONS = frozenset({"pop", "popitem", "setdefault"})
 _PH = "__aj_{}__"
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -981,6 +987,14 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             "`super()` in the loop: in a loop body function it cannot find its class; write "
             "`super(Class, self)`",
         )
+    changer = effectful_call(ctx.fn, ctx.scope, loop.body)
+    if changer is not None:
+        return (
+            "AJ931",
+            loop,
+            f"`{changer}` changes something outside itself and is called in the loop: a "
+            f"converted body is traced once, so the change would happen once; left as Python",
+        )
     body_writes = an.activity.of_block(loop.body).writes
     stale = stale_closure_read(
         ctx.fn, loop.body + ([gast.Expr(value=loop.test)] if isinstance(loop, gast.While) else []),
@@ -1063,7 +1077,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 if (
                     isinstance(n, gast.Call)
                     and isinstance(n.func, gast.Attribute)
-                    and n.func.attr in _MUTATING_METHODS
+                    and n.func.attr in _VALUE_RETURNING_MUTATIONS
                     and an.value(n.func.value, s).kind
                     in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
                     and not (s in stacked and n is getattr(s, "value", None))
@@ -1097,7 +1111,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             continue
         for n in _shallow(s):
-            if isinstance(n, gast.Call) and _stateful_call(ctx, an, n, s):
+            if isinstance(n, gast.Call) and stateful_call(ctx, an, n, s):
                 return (
                     "AJ931",
                     s,
@@ -1169,39 +1183,6 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
 _PYTHON_ITERATORS = frozenset(
     {"enumerate", "zip", "map", "filter", "reversed", "iter", "sorted", "list", "tuple", "range"}
 )
-_STATEFUL_BUILTINS = frozenset({"next", "input"})
-_STATEFUL_METHODS = frozenset(
-    """rand randn randint random random_sample random_integers integers normal uniform choice
-    shuffle permutation permuted standard_normal binomial poisson exponential beta gamma
-    multinomial bytes __next__ send""".split()
-)
-_STATEFUL_MODULES = ("random.", "numpy.random.", "time.", "secrets.", "uuid.")
-
-
-def _stateful_call(ctx: Context, an: FunctionAnalysis, call, s) -> bool:
-    """A call whose Python value changes from call to call: `next(it)`, `random.random()`,
-    `np.random.rand()`, or a method of a module-level object (`RS.rand()`, a NumPy
-    RandomState) giving a Python value (a traced one is computed in the loop body, fine)."""
-    name = dotted_name(call.func)
-    if name is None:
-        return False
-    head = name.split(".")[0]
-    local = head in an.values.locals
-    if "." not in name:
-        return name in _STATEFUL_BUILTINS and not local and not ctx.scope.binds(name)
-    qual = ctx.scope.qualified(name) if not local else None
-    if qual is not None and qual.startswith(_STATEFUL_MODULES):
-        return True
-    if local or head in ctx.scope.modules or head in ctx.scope.imported_names:
-        return False
-    # `RS.rand()`: a random generator's (or an iterator's) method on a module-level object
-    return (
-        name.rsplit(".", 1)[-1] in _STATEFUL_METHODS
-        and head in ctx.scope.assigned
-        and not an.value(call, s).traced
-    )
-
-
 def _returns_after(fn, block: list, stmt) -> bool:
     """Whether the function always returns a value after ``stmt`` (in ``block``): in the rest of
     the block, or, for the body of an enclosing loop, after that loop (whose own `return`
@@ -1669,6 +1650,7 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
     live_after = (
         an.live_out(loop) | an.live_in(loop.orelse[0]) if loop.orelse else an.live_out(loop)
     )
+    live_after = live_after | read_by_closures(an.fn, loop.body)  # (read by a later call)
     exposed = _exposed_reads(an, loop.body)
     if isinstance(loop, gast.While):
         exposed = exposed | expr_activity(loop.test).reads
@@ -1919,10 +1901,16 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             elif n in promote and _assigned_tuple(loop, n):
                 # (a tuple of Python numbers, say: each element given its type)
                 new += replace(
-                    f"{n} = {jax}.tree.map(lambda t, v: {jnp}.full(t.shape, v, t.dtype), {t}, {n})"
+                    f"{n} = {jax}.tree.map(lambda t, v: {jnp}.full(t.shape, v, "
+                    f"{jnp}.result_type(v, t.dtype)), {t}, {n})"
                 )
             elif n in promote:
-                new += replace(f"{n} = {jnp}.full({t}.shape, {n}, {t}.dtype)")
+                # (widened only: a start the body's type cannot hold, `acc = 0.75` where the
+                # body makes an int, is no value to cut; the loop then fails loudly on the
+                # two types)
+                new += replace(
+                    f"{n} = {jnp}.full({t}.shape, {n}, {jnp}.result_type({n}, {t}.dtype))"
+                )
     targets_text = carry[0] if single else tuple_text
     if plan.kind == "while":
         new += replace(f"{targets_text} = {lax}.while_loop({cond_fn}, {body_fn}, {carry_expr})")

@@ -6,8 +6,8 @@ reduction runs over the whole array with the unselected elements replaced by the
 identity element.
 
 - ``x[mask].sum()``, ``jnp.sum(x[mask])`` -> ``jnp.where(mask, x, 0).sum()``
-- ``.prod()`` -> identity 1; ``.mean()`` -> ``jnp.where(mask, x, 0).sum() / mask.sum()``
-  (an empty selection gives nan, as NumPy's mean of an empty array does)
+- ``.prod()`` -> identity 1; ``.mean()`` -> ``jnp.mean(x, where=mask)`` (an empty selection
+  gives nan, as NumPy's mean of an empty array does)
 - ``.max()`` / ``.min()`` -> identity ``-jnp.inf`` / ``jnp.inf`` for floats, the dtype's smallest /
   largest integer for integers. An empty selection, where NumPy raises "zero-size array to
   reduction operation", gives that identity (a value cannot raise under jit).
@@ -239,23 +239,10 @@ class _Rewriter(StatementExpressionRewriter):
             new = replace_expr(f"{jnp}.where(MASK, ARR, {ident}).{op}()", MASK=m, ARR=x)
             what = f"identity {ident}"
         elif op == "mean":
-            if same:
-                new = replace_expr(
-                    f"{jnp}.where(MASK, ARR, 0).sum() / COUNT.sum()",
-                    MASK=m,
-                    ARR=x,
-                    COUNT=copy_expr(mask),
-                )
-            else:
-                # the mask covers x's leading axes: each True selects the trailing elements
-                new = replace_expr(
-                    f"{jnp}.where(MASK, ARR, 0).sum() / ({jnp}.count_nonzero(COUNT) "
-                    f"* (ARR.size // COUNT.size))",
-                    MASK=m,
-                    ARR=x,
-                    COUNT=copy_expr(mask),
-                )
-            what = "the masked sum divided by the number of selected elements (nan if none)"
+            # (jnp.mean's own sum: in float for ints, widened for float16, as NumPy's mean of
+            # the selected elements is; a sum in x's dtype would overflow)
+            new = replace_expr(f"{jnp}.mean(ARR, where=MASK)", MASK=m, ARR=x)
+            what = "the mean over the selected elements (nan if none)"
         else:
             xv = self.ctx.analysis.value(x, self.stmt)
             sign = "-" if op == "max" else ""

@@ -114,24 +114,41 @@ def zero_argument_super(stmts) -> gast.Call | None:
     return None
 
 
+def _user_functions(fn) -> list[tuple[gast.AST, str, set[str]]]:
+    """(statement, name, free reads) for each function the user's ``fn`` defines (`def`, and a
+    lambda assigned to a name), found once per function (on its first question, before the
+    converters' own branch and loop functions exist, or among them: those take what they read
+    as parameters)."""
+    found = fn.__dict__.get("_aj_user_functions")
+    if found is None:
+        found = []
+        for st in walk_statements(fn.body):
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                if getattr(st, "_aj_orig", False):
+                    found.append((st, st.name, function_free_reads(st)))
+            elif (
+                isinstance(st, gast.Assign)
+                and isinstance(st.value, gast.Lambda)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], gast.Name)
+            ):
+                found.append((st, st.targets[0].id, expr_activity(st.value).reads))
+        fn._aj_user_functions = found
+    return found
+
+
 def closures_outside(fn, block: list) -> dict[str, set[str]]:
     """The functions ``fn`` defines outside ``block`` (`def` statements and lambdas assigned to a
     name), each with the names of ``fn`` it reads when called (a closure calling another reads
     what that one reads)."""
+    functions = _user_functions(fn)
+    if not functions:
+        return {}
     inside = {id(st) for st in walk_statements(block, into_functions=True)}
     closures: dict[str, set[str]] = {}
-    for st in walk_statements(fn.body):
-        if id(st) in inside:
-            continue
-        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            closures.setdefault(st.name, set()).update(function_free_reads(st))
-        elif (
-            isinstance(st, gast.Assign)
-            and isinstance(st.value, gast.Lambda)
-            and len(st.targets) == 1
-            and isinstance(st.targets[0], gast.Name)
-        ):
-            closures.setdefault(st.targets[0].id, set()).update(expr_activity(st.value).reads)
+    for st, name, reads in functions:
+        if id(st) not in inside:
+            closures.setdefault(name, set()).update(reads)
     changed = bool(closures)
     while changed:
         changed = False
@@ -164,8 +181,8 @@ def effectful_call(fn, scope, block: list) -> str | None:
     if not called:
         return None
     local = {
-        st.name: st
-        for st in walk_statements(fn.body)
+        name: st
+        for st, name, _reads in _user_functions(fn)
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef))
     }
     for name in sorted(called):

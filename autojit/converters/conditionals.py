@@ -724,7 +724,11 @@ class _Conditionals:
         for st in _walk(s.body + s.orelse):  # (`found = True` in a branch: a Python value too)
             if isinstance(st, gast.Assign) and self.value(st.value, st).static:
                 python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
-        use = python_value_use(statements_after(self.ctx.fn, s), python_values)
+        use = (
+            python_value_use(statements_after(self.ctx.fn, s), python_values)
+            if python_values
+            else None
+        )
         if use is not None:
             raise _Refused(
                 "AJ918",

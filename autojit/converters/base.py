@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..analysis import FunctionAnalysis, dotted_name
+from ..analysis import FunctionAnalysis, Kind, dotted_name
 from ..analysis.activity import expr_activity, function_free_reads, names_in
 from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
@@ -233,6 +233,24 @@ _CHANGING_METHODS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
      "discard", "popitem"}
 )  # fmt: skip
+
+
+# methods of lists, dicts and sets that change their object and give a value (the others give
+# None: where their result is used, they are some other object's, `opt.update(grads, state)`)
+_VALUE_RETURNING_CHANGES = frozenset({"pop", "popitem", "setdefault"})
+
+
+def container_change(an: FunctionAnalysis, node, stmt) -> bool:
+    """Whether ``node`` is a call like `stack.pop()`, inside an expression: it changes a Python
+    container (or an object the analysis cannot tell from one) and gives a value. A traced
+    branch or loop body runs it once, at trace time."""
+    return (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr in _VALUE_RETURNING_CHANGES
+        and an.value(node.func.value, stmt).kind
+        in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+    )
 
 
 def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | None:

@@ -41,6 +41,7 @@ from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import (
     Context,
+    container_change,
     declared_outer,
     effectful_call,
     first_refused,
@@ -816,13 +817,8 @@ class _Conditionals:
                     f"draw (once, at trace time); draw before the `if`",
                 )
             # a method that changes its object, inside an expression (`y = stack.pop()`)
-            if (
-                isinstance(n, gast.Call)
-                and isinstance(n.func, gast.Attribute)
-                and n.func.attr in _VALUE_RETURNING_MUTATIONS
-                and not (isinstance(stmt, gast.Expr) and n is stmt.value)  # (checked below)
-                and self.value(n.func.value, stmt).kind
-                in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+            if container_change(an, n, self.stand_in.get(stmt, stmt)) and not (
+                isinstance(stmt, gast.Expr) and n is stmt.value  # (checked below)
             ):
                 raise _Refused(
                     "AJ912",
@@ -1720,10 +1716,7 @@ def _pure_static_operand(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
 
 
-# methods of lists, dicts and sets that change their object and return a value (the others
-# return None: where their result is used, they are some other object's methods,
-# `updates, state = opt.update(grads, state)`)
-_VALUE_RETURNING_MUTATIONS = frozenset({"pop", "popitem", "setdefault"})
+
 _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef, gast.ClassDef)
 
 

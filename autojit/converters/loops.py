@@ -48,6 +48,7 @@ from ..templates import replace as _template_replace
 from .arrays import known_array
 from .base import (
     Context,
+    container_change,
     declared_outer,
     effectful_call,
     first_refused,
@@ -98,9 +99,6 @@ _MUTATING_METHODS = {
     "resize",
     "itemset",
 }
-# (of them, those whose result is a value: `stack.pop()` in an expression; a `.update(...)` whose
-# result is used is no dict's or set's, which return None: `opt.update(grads, state)`)
-_VALUE_RETURNING_MUTATIONS = frozenset({"pop", "popitem", "setdefault"})
 _PH = "__aj_{}__"
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -1074,13 +1072,8 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             # a method that changes its object, inside an expression (`x + stack.pop()`):
             # the body is traced once, so it would run once
             for n in _shallow(s):
-                if (
-                    isinstance(n, gast.Call)
-                    and isinstance(n.func, gast.Attribute)
-                    and n.func.attr in _VALUE_RETURNING_MUTATIONS
-                    and an.value(n.func.value, s).kind
-                    in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
-                    and not (s in stacked and n is getattr(s, "value", None))
+                if container_change(an, n, s) and not (
+                    s in stacked and n is getattr(s, "value", None)
                 ):
                     base = dotted_name(n.func.value) or "the object"
                     return (

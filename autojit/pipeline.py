@@ -487,7 +487,9 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     units = None
     last: list[tuple[Context, FunctionAnalysis]] = []
     for convert in active:
-        if units is None or any(c.changes or c.analysis is not a for c, a in last):
+        if units is None or any(
+            c.changes or c.tree_changed or c.analysis is not a for c, a in last
+        ):
             units = analyse_units(fn, scope, static_names)  # the tree may have changed
         last = []
         for unit, analysis in reversed(units):

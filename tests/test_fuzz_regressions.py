@@ -39,6 +39,30 @@ def test_a_tuple_of_branch_results_shares_element_by_element() -> None:
     check(src)
 
 
+def test_statements_put_back_by_the_loops_converter_are_analysed_again() -> None:
+    """Soak seed 4242: a `for v in y` loop that rebinds `y` is left as Python (AJ932) and its
+    item updates, rewritten by the array-update rule, are put back as written. The analyses
+    were not computed again (no change was reported), so the conditionals saw a statement they
+    did not know: a ternary on traced `s` there was "unknown" (AJ913) the first time and
+    converted the second: not idempotent."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    t = a * 0.5\n    if not n == 3 and (t <= a and k >= n - 2):\n"
+        "        for i, vi in enumerate(y):\n            y = y * 0.5 + a\n"
+        "            y[n - 1] = s if s > 1.0 and n > 3 else a\n    elif k == 0 or not a <= x[-1]:\n"
+        "        pass\n    elif n > 3 and (not k > 1):\n        y[1] = a\n    else:\n"
+        "        s -= t\n    return (x, y, s, t)\n"
+    )
+    check(src)
+    loop_only = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    for i, vi in enumerate(y):\n        y = y * 0.5 + a\n"
+        "        y[n - 1] = s if s > 1.0 else a\n    return y\n"
+    )
+    out = autojit.convert_source(loop_only, "m.py", all_functions=True)
+    assert "AJ913" not in {r.code for f in out.functions for r in f.refusals}
+
+
 def test_a_python_value_read_in_the_branch_it_is_set_in_is_no_use_after_the_if() -> None:
     """jax's `get_ref_and_transforms`: an early `return` lifts the rest of the function into the
     `if`'s else; `n = 1` and `isinstance(n, int)` there were read as a use after the `if`

@@ -218,7 +218,7 @@ def _changes_outside(fn) -> bool:
         elif (
             kind == "Call"
             and type(n.func).__name__ == "Attribute"
-            and n.func.attr in _CHANGING_METHODS
+            and n.func.attr in CHANGING_METHODS
         ):
             stores.append(n.func.value)
     for base in stores:
@@ -229,9 +229,11 @@ def _changes_outside(fn) -> bool:
     return False
 
 
-_CHANGING_METHODS = frozenset(
+# methods that change their object in place: of lists, dicts and sets, and of NumPy arrays (a
+# jax array has `sort` too, which returns a copy: AJ305 rewrites that one)
+CHANGING_METHODS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-     "discard", "popitem"}
+     "discard", "popitem", "sort", "reverse", "fill", "resize", "itemset"}
 )  # fmt: skip
 
 
@@ -472,6 +474,9 @@ class Context:
     # the line reported for a node with no position (generated) in a function with none (a
     # branch function a converter made and converts again)
     fallback_line: int = 1
+    # set by a converter that changed the tree without reporting a change (statements another
+    # converter rewrote, put back as written): the analyses must be computed afresh
+    tree_changed: bool = False
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.fn, "lineno", None)

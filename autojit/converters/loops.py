@@ -47,6 +47,7 @@ from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
 from .base import (
+    CHANGING_METHODS,
     Context,
     container_change,
     declared_outer,
@@ -82,23 +83,6 @@ _FORBIDDEN = (
     gast.ClassDef,
     gast.AsyncFor,
 )
-_MUTATING_METHODS = {
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "clear",
-    "update",
-    "setdefault",
-    "add",
-    "discard",
-    "sort",
-    "reverse",
-    "fill",
-    "resize",
-    "itemset",
-}
 _PH = "__aj_{}__"
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -760,6 +744,7 @@ def _restore_item_updates(ctx: Context, loop, names: set[str]) -> None:
     if restored:
         # the array-update rule reported rewriting them: the pipeline drops those changes
         ctx.fn._aj_retracted = getattr(ctx.fn, "_aj_retracted", set()) | restored
+        ctx.tree_changed = True
 
 
 _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try)
@@ -1087,7 +1072,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f = s.value.func
             if s in stacked:
                 continue
-            if isinstance(f, gast.Attribute) and f.attr in _MUTATING_METHODS:
+            if isinstance(f, gast.Attribute) and f.attr in CHANGING_METHODS:
                 base = dotted_name(f.value)
                 v = an.value(f.value, s)
                 if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN):

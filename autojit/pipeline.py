@@ -19,6 +19,7 @@ from typing import ParamSpec, TypeVar
 import gast
 
 from .analysis import FunctionAnalysis, dotted_name
+from .analysis.statements import walk_statements
 from .analysis.statics import (
     identifiers_literal,
     infer_static_params,
@@ -26,7 +27,7 @@ from .analysis.statics import (
     static_param_index,
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
-from .converters.base import Context, Names, Options, WordTrigger, walk_statements, word_char
+from .converters.base import Context, Names, Options, WordTrigger, word_char
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block

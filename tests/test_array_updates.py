@@ -513,7 +513,69 @@ READ_AFTER = {
         "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
         "def step(u, w):\n    [bc(a) for a in (u, w)]\n    return u * 2.0\n"
     ),
+    # a name or an expression that holds a view of the caller's array, passed
+    "a-name-holding-a-row": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    row = u[0]\n    bc(row)\n    return u * 2.0\n"
+    ),
+    "a-name-holding-the-array": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    v = u\n    bc(v)\n    return u * 2.0\n"
+    ),
+    "a-reshape": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(u.reshape(-1))\n    return u * 2.0\n"
+    ),
+    "a-view-function": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    bc(jnp.swapaxes(u, 0, 1))\n    return u * 2.0\n"
+    ),
+    "rows-of-a-loop": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    for i, r in enumerate(u):\n        bc(r)\n    return u * 2.0\n"
+    ),
+    "a-ternary-of-rows": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u, k):\n    r = u[0] if k > 0 else u[1]\n    bc(r)\n    return u * 2.0\n"
+    ),
+    "unpacked-from-a-tuple": (
+        "def bc(u):\n    u[0] = 0.0\n    return u\n\n"
+        "def step(u):\n    y, z = u, u\n    bc(y)\n    return u * 2.0\n"
+    ),
+    "the-result-written-into-the-array": (
+        "def bc(u):\n    u[0] = 0.0\n    return u * 2.0\n\n"
+        "def step(u):\n    u[1] = bc(u[0])\n    return u\n"
+    ),
+    # the function changes its argument through a view of it that it makes
+    "through-the-rows-of-the-argument": (
+        "def bc(m):\n    for r in m:\n        r[0] = 0.0\n    return 0\n\n"
+        "def step(u):\n    bc(u)\n    return u * 2.0\n"
+    ),
+    "through-a-slice-of-the-argument": (
+        "def bc(m):\n    s = m[1:]\n    s[0] = 0.0\n    return 0\n\n"
+        "def step(u):\n    bc(u)\n    return u * 2.0\n"
+    ),
 }
+
+
+@pytest.mark.parametrize("name", sorted(READ_AFTER))
+def test_a_refused_update_of_an_argument_stays_refused_when_converted_again(name):
+    """The first conversion rewrites the caller (`u[1] = bc(u[0])` became `u = u.at[1].set(
+    bc(u[0]))`, a ternary of rows a `lax.cond`): converting its output again must find the same
+    reader, not convert the helper's update (which then gave NumPy's values no more)."""
+    src = HEADER + READ_AFTER[name]
+    once = convert(src)
+    again = convert(once.text)
+    assert again.text == once.text
+    assert [r for r in again.refusals if r.code == "AJ908"], (again.refusals, again.text)
+
+
+def test_a_function_changing_its_argument_through_a_view_and_returning_nothing_is_refused():
+    """`s = m[1:]; s[0] = v` changes the caller's `m` in NumPy; rewritten, it changed a copy
+    that nobody returns (AJ902, as for `m[1] = v`)."""
+    for body in ("    s = m[1:]\n    s[0] = v\n", "    for r in m:\n        r[0] = v\n"):
+        c = convert(HEADER + "def f(m, v):\n" + body)
+        assert "AJ902" in {r.code for r in c.refusals}, (c.refusals, c.text)
 
 
 @pytest.mark.parametrize("name", sorted(READ_AFTER))
@@ -740,6 +802,19 @@ IN_PLACE_METHODS = {
         "def f(x):\n    y = x + 1.0\n    y.fill(7.0)\n    return y * x\n",
         [((arange(3),), {})],
     ),
+    # a part of the array: NumPy sorts (fills) that view of it
+    "sort-a-row": (
+        "def f(x):\n    y = x * 1.0\n    y[0].sort()\n    return y\n",
+        [((np.array([[3.0, 1.0, 2.0], [6.0, 5.0, 4.0]], F32),), {})],
+    ),
+    "sort-rows-with-axis": (
+        "def f(x):\n    y = x * 1.0\n    y[1:].sort(axis=1)\n    return y\n",
+        [((np.array([[3.0, 1.0], [2.0, 0.5], [1.0, 4.0]], F32),), {})],
+    ),
+    "fill-a-column": (
+        "def f(x, v):\n    y = x * 1.0\n    y[:, 1].fill(v)\n    return y\n",
+        [((np.array([[3.0, 1.0], [2.0, 0.5]], F32), np.float32(9.0)), {})],
+    ),
 }
 
 
@@ -761,6 +836,46 @@ def test_in_place_methods_that_stay():
     # an argument sorted and nothing returned: the caller sees it sorted in NumPy (AJ902)
     c = _refused("def f(x):\n    x.sort()\n", "AJ902", 2)
     assert "    x.sort()\n" in c.text
-    # a part of the array: NumPy sorts the view; refused, with the update to write (AJ909)
-    c = _refused("def f(x):\n    y = x * 1.0\n    y[0].sort()\n    return y\n", "AJ909", 3)
-    assert "    y[0].sort()\n" in c.text
+    # a part of a part: NumPy sorts the view; refused, with the update to write (AJ909)
+    c = _refused("def f(x):\n    y = x * 1.0\n    y[0][1:].sort()\n    return y\n", "AJ909", 3)
+    assert "    y[0][1:].sort()\n" in c.text
+
+
+# -- updates through a name that views the array, and loops over a view of an updated array ---
+VIEWED_UPDATES = {
+    # an update through a name made from a row of the array (one function, no helper)
+    "an-alias-of-a-row": "    for r in x:\n        rr = r\n        rr[0] = a\n    return x\n",
+    "a-slice-of-a-row": "    for r in x:\n        q = r[1:]\n        q[0] = a\n    return x\n",
+    "rows-kept-then-the-array-updated": (
+        "    rows = []\n    for r in x:\n        rows.append(r)\n    x[0, 0] = a\n    return rows[0]\n"
+    ),
+    # a loop over a view of an array its body updates: NumPy reads the updated values
+    "a-reversed-slice": "    for v in x[0, ::-1]:\n        x[0, 0] = x[0, 0] + v\n    return x\n",
+    "reversed": "    for r in reversed(x):\n        x[0, 0] = x[0, 0] + r[0]\n    return x\n",
+    "the-transpose": "    for c in x.T:\n        x[0, 1] = c[0] + 1.0\n    return x\n",
+    "another-name": "    w = x\n    for r in w:\n        x[1, 0] = x[1, 0] + r[0]\n    return x\n",
+    "updated-through-another-name": (
+        "    w = x\n    for r in x:\n        w[1, 0] = w[1, 0] + r[0]\n    return w\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWED_UPDATES))
+def test_an_update_numpy_makes_through_a_view_is_kept_or_refused(name):
+    """Each was converted and silently gave the array as it was before the update (a row's
+    alias updated, a list of rows read after, an iteration reading values the body changed):
+    now refused (AJ901 / AJ932), or right."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x, a):\n" + VIEWED_UPDATES[name]
+    x = np.arange(6, dtype=np.float32).reshape(3, 2) - 2.5
+    out = oracle.run(src, [(x, np.float32(9.0))], name="f")
+    assert out.kind in oracle.OK, out.report()
+
+
+def test_a_loop_over_a_copy_of_the_array_it_updates_still_converts():
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(y):\n    for v in y.copy():\n        y[0] = y[0] + v\n    return y\n"
+    out = oracle.run(src, [(np.array([1.0, 2.0, 3.0], np.float32),)], name="f")
+    assert out.kind == "converted", out.report()

@@ -1448,3 +1448,106 @@ def test_a_name_a_closure_reads_after_the_if_is_an_output_of_it():
                          (np.float32(1.0), np.float32(2.0), np.float32(30.0))),
     )
     assert "lax.cond" in c.text or "jnp.where" in c.text
+
+
+# -- operands that a traced predicate evaluates otherwise than Python ---------------------------
+_COUNTING_CLOSURE = """\
+def f(x):
+    n = [0]
+    def g(v):
+        n[0] += 1
+        return v * n[0]
+    {body}
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a chained comparison computes its middle once; a logical_and of its parts, twice
+        "if 0 < g(x[0]) < 5:\n        r = x + 1\n    else:\n        r = x - 1\n    return r",
+        "return 0 < g(x[0]) < 5",
+        # `and` / `or` may skip their later operands; converted, every operand is computed
+        "a = (x[1] > 0) and g(x[0]) > 0\n    return g(x[0])",
+        "a = x[1] or g(x[0])\n    return a, g(x[0])",
+        "if x[1] > 0 and g(x[0]) > 0:\n        r = x + 1\n    else:\n        r = x - 1\n"
+        "    return r + g(x[0])",
+    ],
+)
+def test_an_operand_with_an_effect_is_not_computed_more_often_than_python_does(body):
+    """A closure that counts its calls, in the middle of a chained comparison or after the first
+    operand of an `and` / `or` on a traced value: converted, it ran twice (or on the path
+    Python skips), silently changing what it returns next. Refused (AJ912), kept as written."""
+    text = HEADER + _COUNTING_CLOSURE.format(body=body)
+    c = convert(text)
+    assert "AJ912" in {r.code for r in c.refusals}, (c.refusals, c.text)
+    assert c.text.count("g(x[0])") == text.count("g(x[0])"), c.text
+    # and the same with a draw from an iterator
+    it_text = HEADER + "def f(x, it):\n    return 0 < x[0] + next(it) < 5\n"
+    assert convert(it_text).text == it_text
+
+
+def test_a_pure_middle_operand_is_still_converted():
+    text = HEADER + "def f(x):\n    return 0 < jnp.sum(x) < 5, x[0] > 0 and jnp.max(x) > 1\n"
+    check_paths(
+        text,
+        "f",
+        calls(
+            (np.array([1.0, 2.0], np.float32),),
+            (np.array([3.0, 4.0], np.float32),),
+            (np.array([-1.0, 0.5], np.float32),),
+        ),
+        expect=("AJ105",),
+    )
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["a + b", "x * (a + b)", "~a", "a * a"],
+)
+def test_python_bools_made_traced_then_added_are_refused(use):
+    """`a = False; if x[0] > 0: a = True` makes `a` a traced boolean; Python's `True + True` is
+    2 and `~True` is -2, jax's boolean `+` is a logical or (True) and `~` a logical not: the
+    converted function silently gave other values and dtypes. Refused (AJ918)."""
+    text = (
+        HEADER + "def f(x):\n    a = False\n    b = False\n    if x[0] > 0:\n        a = True\n"
+        "    if x[1] > 0:\n        b = True\n    return " + use + "\n"
+    )
+    c = convert(text)
+    assert "AJ918" in {r.code for r in c.refusals}, (c.refusals, c.text)
+
+
+def test_a_python_bool_made_traced_scaling_an_array_still_converts():
+    text = (
+        HEADER + "def f(x):\n    a = False\n    if x[0] > 0:\n        a = True\n"
+        "    return x * a, a + 1, a & True\n"
+    )
+    check_paths(
+        text,
+        "f",
+        calls((np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)),
+        expect=("AJ102",),
+    )
+
+
+def test_pow_of_a_python_int_made_traced_is_refused_as_its_operator_is():
+    """`pow(c, 20)` is `c ** 20`: of Python ints, exact; of int32, wrapped (AJ918 refused the
+    operator, not the builtin)."""
+    text = HEADER + "def f(y):\n    c = 3\n    if y[0] > 0:\n        c = 5\n    return pow(c, 20)\n"
+    assert "AJ918" in {r.code for r in convert(text).refusals}
+
+
+@pytest.mark.parametrize("value", ["jnp.nan", "jnp.inf", "math.pi"])
+def test_a_module_float_constant_in_a_branch_is_a_number_not_a_function(value):
+    """`if s == 0: return jnp.nan` (a degenerate-input guard) was refused as returning "the
+    function `jnp.nan`" (AJ916)."""
+    text = (
+        "import math\n\n" + HEADER + "def f(x):\n    s = x.sum()\n    if s == 0:\n"
+        f"        return {value}\n    return s\n"
+    )
+    check_paths(
+        text,
+        "f",
+        calls((np.array([1.0, -1.0], np.float32),), (np.array([1.0, 2.0], np.float32),)),
+        expect=("AJ101",),
+    )

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import autojit
 from tests.fuzz import oracle
@@ -1462,3 +1463,37 @@ def test_loop_number_promotion_never_needs_both_ways() -> None:
     )
     _twice(src)
     check(src)
+
+
+# -- ninth round's hand probes: expressions with an effect, written more than once -------------
+_COUNTER = "    n = [0]\n    def g(v):\n        n[0] += 1\n        return v * n[0]\n"
+EFFECT_PROGRAMS = {
+    # an item update's index (the bool-or-int dtype switch wrote it several times)
+    "index": "def f(x):\n    st = [0, 2]\n    x[st.pop()] = 0.0\n    return x, len(st)\n",
+    "index-augmented": "def f(x):\n" + _COUNTER + "    x[g(1)] += 5.0\n    return x, g(1)\n",
+    # a masked reduction's mask (broadcast against x: written three times)
+    "mask-reduction": "def f(x):\n" + _COUNTER + "    s = x[g(x) > 2].sum()\n    return s, g(x)\n",
+    # a while condition (a condition function is traced once: the loop never ended)
+    "while-test": (
+        "def f(x):\n" + _COUNTER + "    s = x[0]\n    while g(1) < 4 and s < 100.0:\n"
+        "        s = s + x[1]\n    return s\n"
+    ),
+    # the last operand of a chained comparison, which Python skips when the first part fails
+    "chained-last": "def f(x):\n" + _COUNTER + "    r = 0 < x[0] < g(x[1])\n    return r, g(x[1])\n",
+    # a closure called by the return after a loop that returns early reads the loop's state
+    "final-return-closure": (
+        "def f(x):\n    s = 0.0\n    h = lambda: s * 10\n    for i in range(x.shape[0]):\n"
+        "        if x[i] < 0:\n            return x[i]\n        s = s + x[i]\n    return h()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EFFECT_PROGRAMS))
+def test_an_expression_with_an_effect_runs_as_often_as_python_runs_it(name):
+    src = "import jax\nimport jax.numpy as jnp\n\n" + EFFECT_PROGRAMS[name]
+    inputs = [
+        (np.array([1.0, 2.0, 3.0], np.float32),),
+        (np.array([-1.0, 2.0, 3.0], np.float32),),
+    ]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()

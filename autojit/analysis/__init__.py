@@ -1,4 +1,5 @@
-"""Analyses computed once per function and shared by every converter."""
+"""Analyses computed once per function and shared by every converter (`effects` and
+`statements`: questions about a block of the function, asked by the converters)."""
 
 from __future__ import annotations
 

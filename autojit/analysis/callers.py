@@ -16,8 +16,9 @@ It reads the plain ``ast`` tree of the module (indexed once per tree) and is con
   would change a view of ``x``) is loaded after the call: later in the same statement, in a
   later statement of the caller, or anywhere in a loop around the call;
 - a statement that assigns ``v`` (``v = f(v)``, ``v = f(v) + 1``) ends what can be read of the
-  array the call changed through ``v``: only the rest of that statement counts, and what a loop
-  around the call runs over (``for r in v``: the loop goes on over the changed array);
+  array the call changed through ``v``: only that statement counts (a read of ``v`` before the
+  call in it too: ``v = v + f(v)`` adds the changed array), and what a loop around the call
+  runs over (``for r in v``: the loop goes on over the changed array);
 - a name bound to the array or a view of it in the caller (``v = u``, ``v = u[1:]``, ``u.T``,
   ``u.reshape(...)``; not ``u.shape[0]`` or ``u * 2``), and assigned nowhere else there, counts
   as the array (a view made inside an expression, ``(v := u)``, or in another function does not);
@@ -40,6 +41,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+
+from .sharing import VIEW_FUNCTIONS
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _ENDS_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
@@ -137,8 +140,7 @@ class _Index:
         inner_loops = loops + (stmt,) if isinstance(stmt, _LOOPS) else loops
         self._bindings(stmt, scope)
         if isinstance(stmt, ast.Assign):
-            source = _view_of(stmt.value)
-            if source is not None:
+            for source in _views_of(stmt.value):
                 shared = self.aliases.setdefault(id(scope), {}).setdefault(source, set())
                 shared.update(
                     t.id
@@ -169,12 +171,13 @@ class _Index:
 
     def _bindings(self, stmt, scope) -> None:
         """Record where ``stmt`` binds names, and to a view of which name's array."""
+        sources: list[str | None]
         if isinstance(stmt, ast.Assign):
-            targets, source = stmt.targets, _view_of(stmt.value)
+            targets, sources = stmt.targets, sorted(_views_of(stmt.value))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            targets, source = [stmt.target], _view_of(stmt.iter)  # (rows: views of it)
+            targets, sources = [stmt.target], sorted(_views_of(stmt.iter))  # (rows: views)
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-            targets, source = [stmt.target], None
+            targets, sources = [stmt.target], []
         else:
             return
         at = (stmt.lineno, stmt.col_offset)
@@ -182,7 +185,8 @@ class _Index:
         for target in targets:
             for t in ast.walk(target):
                 if type(t) is ast.Name and type(t.ctx) is ast.Store:  # (not `y` of `y[i] = v`)
-                    table.setdefault(t.id, []).append((at, source))
+                    for source in sources or [None]:
+                        table.setdefault(t.id, []).append((at, source))
 
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
@@ -326,7 +330,11 @@ def _search(index, name, params, param, method, seen, function=False) -> ReadAft
         stmt = site.stmt
         scope = site.function if site.function is not None else index._tree
         fn = site.function
-        bases = list(filter(None, map(_base_name, elements)))
+        bases = sorted({b for e in elements for b in _arrays_passed(e)})
+        # (`row = x[0]; g(row)`, `y = x; g(y)`, `for r in x: g(r)`: NumPy changes `x` too; by
+        # every binding of the name in the caller, in any order)
+        if fn is not None:
+            bases += sorted(_viewed_by(index, fn, bases) - set(bases))
         # (`[h(a) for a in (x, z)]`: `a` is x, then z)
         bases += [n for b in bases for n in _comprehension_sources(stmt, call, b)]
         for base in bases:
@@ -446,6 +454,65 @@ def _view_of(node) -> str | None:
             return None
 
 
+def _views_of(node) -> set[str]:
+    """The names whose array (or a view of it) ``node`` may be: ``u`` for ``u``, ``u[1:]``,
+    ``u.T``, ``u.reshape(...)``, ``jnp.ravel(u)`` and the other view functions; both sides of
+    ``u if c else w`` and of ``u or w``; the value of ``(v := u)``."""
+    if isinstance(node, ast.IfExp):
+        return _views_of(node.body) | _views_of(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return set().union(*(_views_of(v) for v in node.values))
+    if isinstance(node, ast.NamedExpr):
+        return _views_of(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)):  # (`y, z = x, w`: each may be either)
+        return set().union(*(_views_of(e) for e in node.elts))
+    if isinstance(node, ast.Lambda):
+        return _views_of(node.body)
+    if isinstance(node, ast.Call) and _last_name(node.func) == "cond":
+        # `lax.cond(p, lambda: u[0], lambda: u[1])`: autojit's form of a ternary of views
+        return set().union(*(_views_of(a) for a in node.args[1:] if isinstance(a, ast.Lambda)))
+    if isinstance(node, ast.Call) and _last_name(node.func) == "where" and len(node.args) == 3:
+        # and `jnp.where(p, u, w)` (a new array; taken as either, so that converting the
+        # conversion of `u if p else w` again finds what the first conversion found)
+        return _views_of(node.args[1]) | _views_of(node.args[2])
+    out: set[str] = set()
+    if isinstance(node, ast.Call) and node.args:
+        f = node.func
+        if (type(f) is ast.Attribute and f.attr in VIEW_FUNCTIONS) or (
+            type(f) is ast.Name and f.id in _ROW_BUILTINS
+        ):
+            # `jnp.ravel(u)` (and `u.reshape(-1)`, read as both), `enumerate(u)`, `zip(u, w)`
+            args = node.args if type(f) is ast.Name else node.args[:1]
+            out = set().union(*(_views_of(a) for a in args))
+    one = _view_of(node)
+    return out | {one} if one is not None else out
+
+
+# builtins whose result holds the rows of their arguments (views of them in NumPy)
+_ROW_BUILTINS = frozenset({"enumerate", "zip", "reversed", "iter", "list", "tuple", "sorted"})
+
+
+def _arrays_passed(arg) -> set[str]:
+    """The names whose arrays an argument expression may hand a function: what ``_base_name``
+    finds (``x`` of ``x.data``) and every name ``arg`` may be a view of."""
+    base = _base_name(arg)
+    return _views_of(arg) | ({base} if base is not None else set())
+
+
+def _viewed_by(index, fn, names) -> set[str]:
+    """The names of ``fn`` whose arrays ``names`` may be views of, by any of their bindings in
+    ``fn`` (``v = u``, ``v = u[1:]``, ``for v in u``), through one another."""
+    table = index.bindings.get(id(fn), {})
+    out: set[str] = set()
+    todo = list(names)
+    while todo:
+        for _at, source in table.get(todo.pop(), ()):
+            if source is not None and source not in out:
+                out.add(source)
+                todo.append(source)
+    return out
+
+
 def _rebinds(stmt: ast.stmt, name: str) -> bool:
     """Whether ``stmt`` assigns ``name`` (``u = f(u)``, ``u = f(u) + 1``, ``u, v = ...``):
     every read after it reads the new value, not the array the call changed."""
@@ -522,7 +589,9 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
         if any(_inside(node, source) for source in sources):
             return True
         if rebound:
-            if _inside(node, stmt) and _after(node, call):
+            # (before the call too: `x = x.at[1].set(g(x[0]))` and `x = x + g(x)` hold the
+            # array read there and use it after the call, changed by NumPy)
+            if _inside(node, stmt):
                 return True
         elif _after(node, call) or any(_inside(node, loop) for loop in loops):
             return True

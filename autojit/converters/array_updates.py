@@ -25,14 +25,16 @@ import gast
 
 from ..analysis import Kind, Value, dotted_name
 from ..analysis.callers import ReadAfterCall, argument_read_after_call
+from ..analysis.effects import effect_in
 from ..analysis.sharing import Sharing
+from ..analysis.statements import walk_statements
 from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
 from ..render import replace_statements
 from ..scope import jax_decorated
-from ..templates import name, replace, replace_expr
+from ..templates import copy_expr, name, replace, replace_expr
 from .arrays import known_array
-from .base import Context, StatementExpressionRewriter, walk_statements
+from .base import Context, StatementExpressionRewriter
 
 CODES = ("AJ301", "AJ302", "AJ303", "AJ304", "AJ305")
 
@@ -86,6 +88,8 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
             and ctx.analysis.value(f.value, stmt).traced
             and ctx.allowed("AJ909", stmt)
         ):
+            if _part_method(ctx, block, stmt, call, f, returns_value):
+                continue
             ctx.refuse(
                 "AJ909",
                 stmt,
@@ -129,6 +133,51 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
             f"{'returns a sorted copy' if f.attr == 'sort' else 'does not exist'} and leaves "
             f"`{x}` as it was",
         )
+
+
+def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) -> bool:
+    """AJ305 for a part of an array: `x[i].sort()` -> `x = x.at[i].set(jnp.sort(x[i]))`,
+    `x[i].fill(v)` -> `x = x.at[i].set(v)`, where `x` is a known array the update may rebind.
+    Whether it was rewritten (or refused: reported)."""
+    part = f.value
+    if not (
+        isinstance(part.value, gast.Name)
+        and (
+            known_array(ctx, ctx.analysis, part.value, stmt)
+            or (
+                part.value.id in ctx.analysis.params
+                and ctx.analysis.value(part.value, stmt).traced
+            )
+        )
+        and len(call.args) + len(call.keywords) <= _IN_PLACE_METHODS[f.attr][1]
+        and not any(isinstance(a, gast.Starred) for a in call.args)
+        and not any(k.arg is None for k in call.keywords)
+        and (f.attr != "fill" or (len(call.args) == 1 and not call.keywords))
+        and ctx.allowed("AJ305", stmt)
+    ):
+        return False
+    x = part.value.id
+    if _functional_update_refused(ctx, x, stmt, returns_value):
+        return True
+    if f.attr == "fill":
+        value = call.args[0]
+    else:
+        value = replace_expr(f"{ctx.names.jnp}.sort(P)", P=copy_expr(part))
+        value.args += call.args
+        value.keywords += call.keywords
+    new = replace(f"{x} = {x}.at[I].set(V)", I=copy_expr(part.slice), V=value)
+    replace_statements(block, [stmt], new)
+    if x in ctx.analysis.params:
+        ctx.updated_params.add(x)
+    text = gast.unparse(part).strip()
+    ctx.change(
+        "AJ305",
+        stmt,
+        f"`{text}.{f.attr}(...)` -> `{x} = {x}.at[...].set(...)`: a jax array's "
+        f"`.{f.attr}()` {'returns a sorted copy' if f.attr == 'sort' else 'does not exist'} and "
+        f"leaves `{x}` as it was",
+    )
+    return True
 
 
 def _is_none(node) -> bool:
@@ -300,6 +349,16 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
         index = gast.Tuple(elts=parts, ctx=gast.Load())
     else:
         index = indices[0]
+    effect = effect_in(ctx.fn, ctx.scope, an, [index], stmt)
+    if effect is not None:
+        ctx.refuse(
+            "AJ903",
+            stmt,
+            f"the index of `{x}` calls `{gast.unparse(effect).strip()}`, which has an effect: "
+            f"NumPy computes the index once, a rewrite may write it more than once; compute "
+            f"it in a statement before",
+        )
+        return
     kind = index_kind(ctx, index, stmt)
     index = _array_index(ctx, index, stmt)
     if x in an.params:
@@ -491,7 +550,47 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
                 f"use the array `{ctx.fn.name}` returns there instead",
             )
             return True
+        return False
+    # `for r in m: r[0] = v`, `s = m[1:]; s[0] = v`: NumPy changes the argument `m` through
+    # a view of it, which a functional update of `r` / `s` never reaches
+    viewed = _sharing(ctx).shared_with(x)
+    env = an.env_before(stmt)
+    held = env.get(x)
+    for _ in range(16):  # (the values analysis's views: `r` of `for r in m`, a chain of them)
+        if held is None or held.alias_of is None or held.alias_of in viewed:
+            break
+        viewed.add(held.alias_of)
+        held = env.get(held.alias_of)
+    for p in sorted(viewed & set(an.params)):
+        if not returns_value:
+            ctx.refuse(
+                "AJ902",
+                stmt,
+                f"`{x}` may hold a view of the argument `{p}`, which NumPy changes in place "
+                f"here, and `{ctx.fn.name}` returns nothing: a jitted function cannot change "
+                f"its input; update `{p}` and return it",
+            )
+            return True
+        found = _read_after_call(ctx, p)
+        if found is not None:
+            ctx.refuse(
+                "AJ908",
+                stmt,
+                f"`{x}` may hold a view of the argument `{p}` of `{ctx.fn.name}`, which NumPy "
+                f"changes in place here, and {found.reader(found.line)} the new values, a "
+                f"functional update would not; update `{p}` and return it",
+            )
+            return True
     return False
+
+
+def _sharing(ctx: Context) -> Sharing:
+    """The may-share analysis of the function, made once per analysis."""
+    sharing = ctx.__dict__.get("_aj_sharing")
+    if sharing is None or sharing[0] is not ctx.analysis:
+        sharing = (ctx.analysis, Sharing(ctx.fn, ctx.analysis, ctx.scope))
+        ctx._aj_sharing = sharing  # type: ignore[attr-defined]
+    return sharing[1]
 
 def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     """The other names that may hold x's array (or a container or view of it) and are read
@@ -501,20 +600,42 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     env = ctx.analysis.env_before(stmt)
     live = ctx.analysis.live_out(stmt)
     out = []
-    mine = env.get(x)
-    for other, val in env.items():
-        if other == x:
+    # (through chains of views: `rr = r` of a row `r` of `for r in x` shows x's memory)
+    mine = set(_viewed_through(env, x))
+    for other in env:
+        if other == x or other not in live:
             continue
-        if val.alias_of == x or (mine is not None and mine.alias_of == other):
-            if other in live:
-                out.append(other)
+        theirs = _viewed_through(env, other)
+        if x in theirs or other in mine or mine.intersection(theirs):
+            out.append(other)
     if out:
         return out, True
-    sharing = ctx.__dict__.get("_aj_sharing")
-    if sharing is None or sharing[0] is not ctx.analysis:
-        sharing = (ctx.analysis, Sharing(ctx.fn, ctx.analysis, ctx.scope))
-        ctx._aj_sharing = sharing  # type: ignore[attr-defined]
-    return sorted(n for n in sharing[1].shared_with(x) if n in live), False
+    # every name the may-share analysis joins with x, and the arrays those are views of by the
+    # values analysis (the rows of `for r in x` are its: `rows.append(r)` holds x's rows)
+    sharing = _sharing(ctx)
+
+    def reach(name: str) -> set[str]:
+        found = {name, *_viewed_through(env, name)}
+        for other in sharing.shared_with(name):
+            found.add(other)
+            found.update(_viewed_through(env, other))
+        return found
+
+    mine = reach(x)
+    return sorted(n for n in live if n != x and n in env and mine & reach(n)), False
+
+
+def _viewed_through(env: dict, name: str) -> list[str]:
+    """The names whose arrays ``name`` holds a view of, by the values analysis (`y = x[1:]`,
+    the row `r` of `for r in x`), through a chain of such views."""
+    out: list[str] = []
+    held = env.get(name)
+    while held is not None and held.alias_of is not None and len(out) < 16:
+        if held.alias_of == name or held.alias_of in out:
+            break
+        out.append(held.alias_of)
+        held = env.get(held.alias_of)
+    return out
 
 
 def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:

@@ -9,9 +9,10 @@ import ast
 import gast
 
 from ..analysis import FunctionAnalysis, dotted_name
+from ..analysis.statements import walk_statements
 from ..gastconv import walk_bfs
 from ..jaxapi import SEQUENCE_RESULT_CALLS, SEQUENCE_RESULT_FORMS
-from .base import Context, walk_statements
+from .base import Context
 
 # attributes and methods that Python lists and tuples do not have
 _ARRAY_ATTRS = {

@@ -36,25 +36,25 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
-from ..gastconv import NodeTransformer, walk_bfs
-from ..render import _unparse, replace_statements
-from ..templates import copy_expr, name, replace, replace_expr
-from .base import (
-    Context,
+from ..analysis.effects import (
     container_change,
     declared_outer,
+    effect_in,
     effectful_call,
-    first_refused,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
     statements_after,
-    walk_statements,
     walrus_in,
     zero_argument_super,
 )
+from ..analysis.statements import walk_statements
+from ..gastconv import NodeTransformer, walk_bfs
+from ..render import _unparse, replace_statements
+from ..templates import copy_expr, name, replace, replace_expr
+from .base import Context, first_refused
 from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
@@ -279,6 +279,9 @@ class _Conditionals:
     # -- values ------------------------------------------------------------------------------
     def value(self, expr, stmt) -> Value:
         return self.an.value(expr, self.stand_in.get(stmt, stmt))
+
+    def _dtype_of(self, expr, stmt) -> str | None:
+        return self.value(expr, stmt).dtype
 
     @property
     def jnp(self) -> str:
@@ -703,6 +706,16 @@ class _Conditionals:
                 f"`and`/`or` reaches it; as a traced predicate every operand is computed (and "
                 f"the `:=` would always bind); assign it in a statement before the `if`",
             )
+        effect = _effect_in(self, _evaluated_otherwise(s.test), s)
+        if effect is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"`{effect}` in `{self._src(s.test)}` has an effect, and Python runs it once or "
+                f"not at all (`and` / `or` may skip it; a chained comparison computes its middle "
+                f"once); as a traced predicate it would run on every path, or twice: assign its "
+                f"value in a statement before the `if`",
+            )
         if zero_argument_super(s.body + s.orelse) is not None:
             raise _Refused(
                 "AJ914",
@@ -726,7 +739,9 @@ class _Conditionals:
             if isinstance(st, gast.Assign) and self.value(st.value, st).static:
                 python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
         use = (
-            python_value_use(statements_after(self.ctx.fn, s), python_values)
+            python_value_use(
+                statements_after(self.ctx.fn, s), python_values, self._dtype_of
+            )
             if python_values
             else None
         )
@@ -807,7 +822,7 @@ class _Conditionals:
         an = self.an
         locals_ = an.values.locals
         for n in walk_bfs(stmt) if not isinstance(stmt, _COMPOUND) else ():
-            if isinstance(n, gast.Call) and stateful_call(self.ctx, an, n, stmt):
+            if isinstance(n, gast.Call) and stateful_call(self.ctx.scope, an, n, stmt):
                 # `rng.normal()`, `next(it)`: both branches are traced, so both would draw
                 raise _Refused(
                     "AJ912",
@@ -1947,6 +1962,18 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"`{op}`: assign it in a statement before",
             )
             return node
+        # (every operand is computed, and the first may be written twice, `jnp.where(A, A, B)`)
+        effect = _effect_in(c, rest, self.stmt)
+        if effect is not None:
+            op = "or" if isinstance(node.op, gast.Or) else "and"
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{effect}` has an effect, and Python's `{op}` runs it once or not at all; "
+                f"converted, it would run on every path: kept as Python's `{op}`, compute it "
+                f"in a statement before",
+            )
+            return node
         if all(v.dtype == "bool" for v in rest_vals):
             fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
             out = rest[-1]
@@ -2025,6 +2052,16 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if not traced or not self.conv.ctx.allowed("AJ105", node):
             return node
         c = self.conv
+        effect = _effect_in(c, node.comparators, self.stmt)
+        if effect is not None:
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{effect}` has an effect, and the chained comparison `{c._src(node)}` runs "
+                f"it once; converted to a `logical_and` of its parts it would run twice: kept "
+                f"as it is, compute it in a statement before",
+            )
+            return node
         c.ctx.change(
             "AJ105",
             node,
@@ -2035,6 +2072,34 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
 
 
 # -- helpers ------------------------------------------------------------------------------
+def _evaluated_otherwise(node) -> list:
+    """The parts of ``node`` that a traced predicate or value evaluates otherwise than Python:
+    every operand of an `and` / `or` after the first (Python may skip them; converted, each is
+    computed) and of a chained comparison, all but the first (`a < m < b`: Python computes `m`
+    once, and `b` only where `a < m`; converted, `m` is computed twice and `b` always). Lambdas
+    are not entered."""
+    out: list = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Lambda):
+            continue
+        if isinstance(n, gast.BoolOp):
+            out += n.values[1:]
+        elif isinstance(n, gast.Compare) and len(n.ops) > 1:
+            out += n.comparators  # (the middles written twice, the rest maybe skipped)
+        stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _effect_in(conv, parts: list, stmt) -> str | None:
+    """The source of a call in ``parts`` whose running twice, or at all, matters
+    (:func:`autojit.analysis.effects.effect_in`)."""
+    ctx = conv.ctx
+    call = effect_in(ctx.fn, ctx.scope, conv.an, parts, conv.stand_in.get(stmt, stmt))
+    return conv._src(call) if call is not None else None
+
+
 def _mixed_boolop(conv, node, stmt) -> bool:
     return isinstance(node, gast.BoolOp) and any(conv.value(v, stmt).traced for v in node.values)
 
@@ -2288,6 +2353,11 @@ def _block_of(stmts: list, target) -> list | None:
     return None
 
 
+# the float constants of the modules (`jnp.nan`, `np.inf`, `math.pi`), numbers, not functions
+_NUMBER_MODULES = frozenset({"jax.numpy", "numpy", "math"})
+_NUMBER_CONSTANTS = frozenset({"nan", "inf", "pi", "e", "tau", "euler_gamma", "NaN", "NAN", "Inf"})
+
+
 def _python_object(conv, expr, block, n) -> str | None:
     """A description of ``expr`` when it is surely not an array (a function, a string)."""
     if block is not None and expr is None and n is not None:
@@ -2311,6 +2381,9 @@ def _python_object(conv, expr, block, n) -> str | None:
         dotted = dotted_name(expr)
         qual = conv.ctx.scope.qualified(dotted) if dotted else None
         if qual and "." in qual and dotted not in conv.an.values.locals:
+            module, _, attr = qual.rpartition(".")
+            if module in _NUMBER_MODULES and attr in _NUMBER_CONSTANTS:
+                return None  # `jnp.nan`, `math.pi`: a float
             return f"the function `{dotted}`"
         if isinstance(expr, gast.Name) and expr.id in conv.ctx.scope.functions:
             return f"the function `{expr.id}`"

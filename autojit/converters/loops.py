@@ -40,29 +40,32 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity
 from ..analysis.dataflow import Liveness
-from ..gastconv import walk_bfs
-from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
-from ..render import replace_statements
-from ..templates import copy_expr, replace_expr
-from ..templates import replace as _template_replace
-from .arrays import known_array
-from .base import (
+from ..analysis.effects import (
     CHANGING_METHODS,
-    Context,
+    closures_outside,
     container_change,
     declared_outer,
+    effect_in,
     effectful_call,
-    first_refused,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
     statements_after,
-    walk_statements,
     walrus_in,
     zero_argument_super,
 )
+from ..analysis.sharing import VIEW_FUNCTIONS
+from ..analysis.statements import walk_statements
+from ..analysis.values import _VIEW_METHODS
+from ..gastconv import walk_bfs
+from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
+from ..render import replace_statements
+from ..templates import copy_expr, replace_expr
+from ..templates import replace as _template_replace
+from .arrays import known_array
+from .base import Context, first_refused
 from .normalize import always_returns
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -673,36 +676,46 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         found = seq(loop.iter)
     finally:
         seq = None
-    if found is None:
+    # the names whose arrays the iteration reads (`y`, `y[::-1]`, `reversed(y)`, `w` of `w = y`)
+    # that the body writes (`y`, or `w` of `w = y`): NumPy's iteration reads the array as the
+    # body leaves it at each step, a converted (or jax) iteration the array before the loop
+    env = an.env_before(loop)
+    viewed = _iterated_views(loop.iter)
+    for n in list(viewed):
+        viewed.update(_alias_chain(env, n))
+    updated = {
+        n
+        for n in an.activity.of_block(loop.body).writes
+        if n in viewed or viewed.intersection(_alias_chain(env, n))
+    }
+    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
+    kinds.discard(None)
+    if found is None and "item" not in kinds:
         # a Python sequence (layers, parameters, names): iterating it while tracing is the
         # idiom, not a problem to report
         return None
+    if kinds == {"item"} and found is not None and updated == _plainly_iterated(loop.iter):
+        # `x[j] = v` in `for v in x`: NumPy iteration reads the updated array at each step
+        return _indexed_plan(ctx, an, loop, targets, lax)
+    if kinds and kinds != {"rebind"}:
+        ctx.refuse(
+            "AJ932",
+            loop,
+            "the loop both updates items of the array it iterates over and rebinds it; "
+            "left as Python"
+            if "rebind" in kinds or "mixed" in kinds
+            else f"the loop updates items of `{sorted(updated)[0]}` and iterates over a view "
+            f"of it (a slice, `reversed`, `.T`, another name): NumPy's iteration reads the "
+            f"updated values, a converted loop the values before the loop; left as Python",
+        )
+        _restore_item_updates(ctx, loop, updated)
+        _keep_writes(loop.body, updated)
+        return None
+    if found is None:
+        return None
+    # (`x = x * 2` in `for v in x`: Python iterates the original array, as scan does)
     # scan reads its sequence once, before the first iteration, as Python's `for` does
     xs, first, _ = found
-    leaves = {
-        n.id
-        for n in gast.walk(loop.iter)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-    }
-    updated = leaves & an.activity.of_block(loop.body).writes
-    if updated:
-        kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
-        kinds.discard(None)
-        if kinds == {"rebind"}:
-            pass  # `x = x * 2` in `for v in x`: Python iterates the original array, as scan does
-        elif kinds == {"item"}:
-            # `x[j] = v` in `for v in x`: NumPy iteration reads the updated array at each step
-            return _indexed_plan(ctx, an, loop, targets, lax)
-        else:
-            ctx.refuse(
-                "AJ932",
-                loop,
-                "the loop both updates items of the array it iterates over and rebinds it; "
-                "left as Python",
-            )
-            _restore_item_updates(ctx, loop, updated)
-            _keep_writes(loop.body, updated)
-            return None
     plan = _Plan(
         "scan",
         "AJ204",
@@ -860,6 +873,54 @@ def _mixed_iteration_loops(stmts: list) -> dict[int, tuple[int, str]]:
     return out
 
 
+_ROW_BUILTINS = frozenset({"reversed", "list", "tuple", "iter", "enumerate", "zip", "sorted"})
+
+
+def _iterated_views(node) -> set[str]:
+    """The names whose arrays iterating ``node`` reads (in NumPy, live): ``y`` of ``y``,
+    ``y[::-1]``, ``y.T``, ``y.reshape(...)``, ``jnp.flip(y)``, ``reversed(y)``, ``zip(y, z)``;
+    not of ``y.copy()`` or ``y * 2``."""
+    if isinstance(node, gast.Name):
+        return {node.id}
+    if isinstance(node, gast.Subscript):
+        return _iterated_views(node.value)
+    if isinstance(node, gast.Attribute) and node.attr in ("T", "mT", "real", "imag"):
+        return _iterated_views(node.value)
+    if isinstance(node, gast.IfExp):
+        return _iterated_views(node.body) | _iterated_views(node.orelse)
+    if isinstance(node, gast.Call):
+        f = node.func
+        if isinstance(f, gast.Name) and f.id in _ROW_BUILTINS:
+            return set().union(*(_iterated_views(a) for a in node.args))
+        if isinstance(f, gast.Attribute):
+            out: set[str] = set()
+            if f.attr in _VIEW_METHODS:  # `y.reshape(-1)` (read as `jnp.reshape(y)` too)
+                out |= _iterated_views(f.value)
+            if f.attr in VIEW_FUNCTIONS and node.args:
+                out |= _iterated_views(node.args[0])
+            return out
+    return set()
+
+
+def _plainly_iterated(node) -> set[str]:
+    """``{x}`` for ``x`` and ``enumerate(x)``: what `_indexed_plan` reads row by row."""
+    if isinstance(node, gast.Call) and dotted_name(node.func) == "enumerate" and node.args:
+        node = node.args[0]
+    return {node.id} if isinstance(node, gast.Name) else set()
+
+
+def _alias_chain(env: dict, name: str) -> list[str]:
+    """The names whose arrays ``name`` is a view of, by the values analysis (`w = y[1:]`)."""
+    out: list[str] = []
+    held = env.get(name)
+    while held is not None and held.alias_of is not None and len(out) < 16:
+        if held.alias_of == name or held.alias_of in out:
+            break
+        out.append(held.alias_of)
+        held = env.get(held.alias_of)
+    return out
+
+
 def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], lax: str):
     """``for v in x`` / ``for i, v in enumerate(x)`` over an array the loop updates in place: a
     fori_loop that reads ``v = x[i]`` from the updated array, as NumPy's iteration does."""
@@ -962,6 +1023,17 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"`{gast.unparse(named).strip()}` in the loop's condition binds `{named.target.id}`, which the "
             f"condition function of a converted loop would bind as its own; assign it in the "
             f"body (and before the loop) instead",
+        )
+    effect = (
+        effect_in(ctx.fn, ctx.scope, an, [loop.test], loop) if isinstance(loop, gast.While) else None
+    )
+    if effect is not None:
+        return (
+            "AJ931",
+            loop,
+            f"`{gast.unparse(effect).strip()}` in the loop's condition has an effect: Python runs "
+            f"it before every iteration, a converted loop's condition function is traced once "
+            f"(the loop would not end, or end elsewhere); left as Python",
         )
     if zero_argument_super(loop.body) is not None:
         return (
@@ -1089,7 +1161,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             continue
         for n in _shallow(s):
-            if isinstance(n, gast.Call) and stateful_call(ctx, an, n, s):
+            if isinstance(n, gast.Call) and stateful_call(ctx.scope, an, n, s):
                 return (
                     "AJ931",
                     s,
@@ -1106,7 +1178,9 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"`{kind}` inside a nested loop, `with` or `try` of a traced loop cannot become "
                 f"a flag; left as Python",
             )
-        if kind == "return" and (s.value is None or _tail_return(block, loop) is None):
+        if kind == "return" and (
+            s.value is None or _tail_return(block, loop, ctx.fn) is None
+        ):
             reason = _return_problem(an, block, loop, plan, s, ctx.fn)
             if reason is not None:
                 return ("AJ936", s, reason + "; left as Python")
@@ -1492,15 +1566,34 @@ def _static_index_use(
     names: set[str],
     stacked=frozenset(),
     dynamic: set[int] | frozenset = frozenset(),
+    place=None,
 ):
-    """The first use of a loop index that needs a Python integer, or None."""
+    """The first use of a loop index that needs a Python integer, or None. ``place``: the
+    statement whose values stand for those of the statements looked at (the definition of the
+    body function of an inner loop, whose statements this function's analysis does not hold)."""
     for s in _own_statements(loop.body):
         if s in stacked:
             s = gast.Expr(value=s.value.args[0])  # the appended value, stacked by scan
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            if not getattr(s, "_aj_orig", False) and not s.decorator_list:
+                # the body function of an inner loop converted before (`def _body(j, carry)`):
+                # traced there, the index reads of its statements are asked the same question
+                found = _static_index_use(
+                    ctx,
+                    an,
+                    types.SimpleNamespace(body=s.body),
+                    names,
+                    stacked,
+                    dynamic,
+                    place if place is not None else s,
+                )
+                if found is not None:
+                    return found
+                continue
             if expr_activity(s).reads & names or _free_reads(s) & names:
                 return s
             continue
+        at = s if place is None else place
         parents: dict[int, object] = {}
         roots = [v for _f, v in gast.iter_fields(s) if isinstance(v, gast.expr)]
         for _f, v in gast.iter_fields(s):
@@ -1523,7 +1616,7 @@ def _static_index_use(
                         # `10 ** -k`, `2 ** k`: an int power of Python ints is a float for a
                         # negative exponent and never overflows; of int32, 0 and wraps
                         other = parent.left if node is parent.right else parent.right
-                        if _python_int(an, other, s):
+                        if _python_int(an, other, at):
                             return n
                     node, parent = parent, parents.get(id(parent))
                 if parent is None:
@@ -1531,16 +1624,16 @@ def _static_index_use(
                 if id(parent) in dynamic:
                     continue  # becomes lax.dynamic_slice / dynamic_update_slice
                 if isinstance(parent, gast.Subscript) and parent.slice is node:
-                    if known_array(ctx, an, parent.value, s):
+                    if known_array(ctx, an, parent.value, at):
                         continue
                     return n
                 if isinstance(parent, gast.Tuple):
                     grand = parents.get(id(parent))
-                    if isinstance(grand, gast.Subscript) and known_array(ctx, an, grand.value, s):
+                    if isinstance(grand, gast.Subscript) and known_array(ctx, an, grand.value, at):
                         continue
                     return n
                 if isinstance(parent, gast.Call) and node in parent.args:
-                    if _at_update(parent) and known_array(ctx, an, parent.func.value.value, s):
+                    if _at_update(parent) and known_array(ctx, an, parent.func.value.value, at):
                         continue  # `x.at[j].set(value)`: jax's own update takes a traced value
                     fname = dotted_name(parent.func) or ""
                     qual = an.scope.qualified(fname) or ""
@@ -1727,7 +1820,11 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         if v is None:
             continue
         use = (
-            python_value_use([*_own_statements(loop.body), *statements_after(ctx.fn, loop)], {n})
+            python_value_use(
+                [*_own_statements(loop.body), *statements_after(ctx.fn, loop)],
+                {n},
+                lambda e, st: an.value(e, st).dtype,
+            )
             if v.static
             else None
         )
@@ -2044,7 +2141,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
     jnp = ctx.names.jnp
     brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
     cont = ctx.fresh("continue_") if "continue" in kinds else None
-    tail = _tail_return(block, loop) if "return" in kinds else None
+    tail = _tail_return(block, loop, ctx.fn) if "return" in kinds else None
     # `return v` before a loop-independent final return: `result` carried, starting as that
     # value; otherwise the loop stops (break) and `if returned: return v` follows it, `v`
     # computed from the state the loop had when it returned
@@ -2187,6 +2284,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
             and (ret_node is None or plan.index not in expr_activity(ret_node.value).reads)
             and plan.index not in an.activity.of_block(loop.body).writes
             and plan.index not in an.live_out(loop)
+            and plan.index not in read_by_closures(an.fn, loop.body)  # (by a later call)
         )
         if own_index:
             # the loop variable is only read in the body: it is the counter itself
@@ -2427,8 +2525,9 @@ def _position_defs(stmts: list, loop) -> None:
                     setattr(s, attr, getattr(src, attr))
 
 
-def _tail_return(block: list, loop):
-    """The ``return <value>`` right after ``loop`` when the value does not depend on the loop."""
+def _tail_return(block: list, loop, fn):
+    """The ``return <value>`` right after ``loop`` when the value does not depend on the loop
+    (nor do the closures of ``fn`` it calls: `return h()` with `h = lambda: s * 10`)."""
     idx = next((i for i, s in enumerate(block) if s is loop), None)
     if idx is None or idx + 1 >= len(block) or loop.orelse:
         return None
@@ -2445,6 +2544,9 @@ def _tail_return(block: list, loop):
     if isinstance(loop, gast.For):
         changed |= expr_activity(loop.target).writes
     reads = expr_activity(ret.value).reads
+    closures = closures_outside(fn, loop.body)
+    for name in reads & closures.keys():
+        reads = reads | closures[name]
     if reads & changed:
         return None
     if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(ret.value)):

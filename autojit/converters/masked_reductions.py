@@ -31,9 +31,11 @@ import re
 import gast
 
 from ..analysis import Kind, dotted_name
+from ..analysis.effects import effect_in
+from ..analysis.statements import walk_statements
 from ..gastconv import ChildFields
 from ..templates import copy_expr, name, replace_expr
-from .base import Context, StatementExpressionRewriter, WordTrigger, walk_statements
+from .base import Context, StatementExpressionRewriter, WordTrigger
 
 CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
 
@@ -191,6 +193,17 @@ class _Rewriter(StatementExpressionRewriter):
         if xv.kind not in (Kind.TRACED, Kind.NUMPY) and not xv.traced:
             return None
         if mv.scalar is True:
+            return None
+        effect = effect_in(self.ctx.fn, self.ctx.scope, an, [mask], self.stmt)
+        if effect is not None:
+            # (`x[g(x) > 2].sum()`: the rewrite may write the mask more than once)
+            self.ctx.refuse(
+                "AJ903",
+                node,
+                f"the mask of `{self._text(node)}` calls `{gast.unparse(effect).strip()}`, which "
+                f"has an effect: NumPy computes it once, the masked rewrite may write it more "
+                f"than once; compute the mask in a statement before",
+            )
             return None
         if mv.dtype is None and isinstance(mask, gast.Name) and mv.kind is Kind.TRACED:
             if an.values.enclosing:

@@ -141,7 +141,8 @@ def _rebinding(stmt: Any) -> Any:
 def _jax_aug(target: Any, op: str, value: Any) -> Any:
     if isinstance(target, (np.ndarray, np.generic)):
         return _narrow(getattr(operator, _OPERATOR[op])(target, value))
-    return getattr(operator, "i" + _OPERATOR[op])(target, value)
+    # (`operator.iand` / `ior`, not `iand_`: the in-place names have no trailing underscore)
+    return getattr(operator, "i" + _OPERATOR[op].rstrip("_"))(target, value)
 
 
 _OPERATOR = {

@@ -1551,3 +1551,30 @@ def test_a_module_float_constant_in_a_branch_is_a_number_not_a_function(value):
         calls((np.array([1.0, -1.0], np.float32),), (np.array([1.0, 2.0], np.float32),)),
         expect=("AJ101",),
     )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a Python int that enters a loop and that an `if` in the loop makes traced
+        "    e = 0\n    s = 0.0\n    for i in range(x.shape[0]):\n        if x[i] > 0:\n"
+        "            e += 1\n        s += x[i] * pow(2, -e)\n    return s\n",
+        # read before the `if` in the loop: on the next iteration, after it
+        "    e = 0\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i] * 2 ** -e\n"
+        "        if x[i] > 0:\n            e += 1\n    return s\n",
+        # an integer power through int arithmetic, or of another Python int
+        "    k = 1\n    if x[0] > 0:\n        k = 2\n    return x * 10 ** (k - 3)\n",
+        "    k = 1\n    a = 3\n    if x[0] > 0:\n        k = 2\n    return x * a ** -k\n",
+    ],
+)
+def test_integer_powers_of_a_python_int_made_traced_are_refused(body):
+    """Python's `2 ** -1` is 0.5 and `3 ** -2` 0.11; of int32 values, 0 (or an error) and
+    wrapped for large exponents: refused (AJ918), where the use was past the checks: inside the
+    loop around the `if`, or through `k - 3`, or with another Python int as the base."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x: jax.Array):\n" + body
+    inputs = [(np.array([1.0, -2.0, 3.0], np.float32),), (np.array([-1.0, -2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert {"AJ918", "AJ932"} & {r.split()[0] for r in out.refusals}, out.report()

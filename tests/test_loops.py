@@ -2410,3 +2410,19 @@ def test_enumerate_with_a_start_keyword_is_no_array():
     out = run(src, [(np.arange(4, dtype=np.float32),)])
     assert out.kind == "converted", (out.kind, out.detail)
     assert "scan" not in out.converted
+
+
+def test_a_loop_in_a_try_that_catches_index_error_stays_python():
+    """NumPy raises IndexError for an index out of range and the `except` runs; a converted
+    loop's traced index is clamped, so it never raised (a `while` ended by it never ended)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, n):\n    s = 0.0\n    try:\n"
+        "        for i in range(n[0]):\n            s = s + x[i]\n    except IndexError:\n"
+        "        s = -1.0\n    return s\n"
+    )
+    inputs = [(f32(1.0, 2.0, 3.0), np.array([2], np.int32)), (f32(1.0, 2.0, 3.0), np.array([5], np.int32))]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ931" in " ".join(out.refusals), out.refusals

@@ -314,9 +314,15 @@ def python_value_use(
                     )
                     if not printed:  # (a print of a traced value becomes jax.debug.print)
                         return n.id, "an f-string"
-                if isinstance(parent, gast.BinOp) and isinstance(parent.op, gast.Pow):
-                    other = parent.left if node is parent.right else parent.right
-                    if isinstance(other, gast.Constant) and type(other.value) is int:
+                # (through int arithmetic: `10 ** (k - 3)`, `2 ** -k`)
+                inner, outer = node, parent
+                while isinstance(outer, gast.BinOp) and isinstance(outer.op, _INT_OPS):
+                    inner, outer = outer, parents.get(id(outer))
+                if isinstance(outer, gast.BinOp) and isinstance(outer.op, gast.Pow):
+                    other = outer.left if inner is outer.right else outer.right
+                    if (isinstance(other, gast.Constant) and type(other.value) is int) or (
+                        dtype_of is not None and dtype_of(other, st) == "int"
+                    ):
                         return n.id, "an integer power"
                 if (
                     isinstance(parent, gast.Call)
@@ -327,6 +333,9 @@ def python_value_use(
                     return n.id, "`pow()`"  # (Python ints of any size; int32 wraps)
     return None
 
+
+# the operators of int arithmetic through which an integer power still reads a Python int
+_INT_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
 
 # operators whose result on two Python bools is an int, and another thing on jax booleans
 _INT_ARITHMETIC = (

@@ -738,12 +738,26 @@ class _Conditionals:
         for st in _walk(s.body + s.orelse):  # (`found = True` in a branch: a Python value too)
             if isinstance(st, gast.Assign) and self.value(st.value, st).static:
                 python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
+        after = statements_after(self.ctx.fn, s)
+        # in a loop, a name that enters it as a Python value (`e = 0` before the loop) is made
+        # traced by this `if` on the first iteration, and every statement of the loop (the
+        # ones before the `if` too, on the next iteration) reads it after
+        loops = [
+            a for a in self.ancestors.get(id(s), ()) if isinstance(a, (gast.For, gast.While))
+        ]
+        for loop in loops:
+            entry = self.an.env_before(loop)
+            entering = {n for n in branch_writes if n in entry and entry[n].static}
+            if entering:
+                python_values |= entering
+                seen = {id(st) for st in after}
+                after += [
+                    st
+                    for st in [loop, *walk_statements(loop.body)]
+                    if id(st) not in seen and st is not s
+                ]
         use = (
-            python_value_use(
-                statements_after(self.ctx.fn, s), python_values, self._dtype_of
-            )
-            if python_values
-            else None
+            python_value_use(after, python_values, self._dtype_of) if python_values else None
         )
         if use is not None:
             raise _Refused(

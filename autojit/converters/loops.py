@@ -1012,6 +1012,27 @@ def _exits(stmts, nested: bool = False):
             yield from _exits(h.body, inner_nested)
 
 
+# handlers that catch an IndexError (a bare `except:` too)
+_INDEX_ERROR_CATCHERS = frozenset({"IndexError", "LookupError", "Exception", "BaseException"})
+
+
+def _under_index_error_handler(fn, node) -> bool:
+    """Whether ``node`` stands in the body of a `try` of ``fn`` that catches IndexError."""
+    for st in walk_statements(fn.body):
+        if not isinstance(st, gast.Try) or not any(
+            h.type is None
+            or any(
+                (dotted_name(t) or "").rsplit(".", 1)[-1] in _INDEX_ERROR_CATCHERS
+                for t in (h.type.elts if isinstance(h.type, gast.Tuple) else [h.type])
+            )
+            for h in st.handlers
+        ):
+            continue
+        if any(s is node for s in walk_statements(st.body)):
+            return True
+    return False
+
+
 def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan):
     """(code, node, reason) when the loop body cannot become a function; else None."""
     stacked = set(_stacked_appends(ctx, an, block, loop, plan).values())
@@ -1023,6 +1044,14 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"`{gast.unparse(named).strip()}` in the loop's condition binds `{named.target.id}`, which the "
             f"condition function of a converted loop would bind as its own; assign it in the "
             f"body (and before the loop) instead",
+        )
+    if _under_index_error_handler(ctx.fn, loop):
+        return (
+            "AJ931",
+            loop,
+            "the loop stands in a `try` whose `except` catches IndexError: NumPy raises it for "
+            "an index out of range, a converted loop's traced index is clamped and never "
+            "raises; left as Python",
         )
     effect = (
         effect_in(ctx.fn, ctx.scope, an, [loop.test], loop) if isinstance(loop, gast.While) else None

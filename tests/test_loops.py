@@ -2426,3 +2426,21 @@ def test_a_loop_in_a_try_that_catches_index_error_stays_python():
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
     assert "AJ931" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "grow", ["c = c + c", "c += c", "c = c * 2 + 1", "c = 2 * c + 1", "c = (c << 1) | 1"]
+)
+def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
+    """Doubling written as a sum, or a product inside a sum, of a Python int in a loop whose
+    body has a traced `if`: converted, the int became int32 and wrapped past 2**31 (eager 2**40,
+    jit 1048575). The loop stays Python (AJ932) and so does the `if` in it (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(y):\n    c = 1\n"
+        f"    for i in range(y.shape[0]):\n        {grow}\n        if y[i] > 0:\n"
+        "            c = c - 1\n    return c\n"
+    )
+    out = oracle.run(src, [(np.linspace(-1, 1, 40).astype(np.float32),)], name="f")
+    assert out.kind in oracle.OK, out.report()

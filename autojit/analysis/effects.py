@@ -442,3 +442,62 @@ def effect_in(fn, scope: ModuleScope, an: FunctionAnalysis, parts: list, stmt) -
                 return n
     return None
 
+
+def grows_geometrically(loop, name: str) -> bool:
+    """Whether the loop makes ``name`` grow geometrically: assigns it a product, power or shift
+    of itself anywhere in the value (`fact = fact * k`, `p *= 2`, `c = 2 * c + 1`,
+    `c = (c << 1) | 1`), a sum of itself (`c = c + c`, `c += c`), or, in a tuple assignment, a
+    sum of two names the loop assigns (`a, b = b, a + b`)."""
+    growing = (gast.Mult, gast.Pow, gast.LShift)
+    written = None
+    for st in walk_statements(loop.body):
+        if isinstance(st, gast.AugAssign):
+            if not (isinstance(st.target, gast.Name) and st.target.id == name):
+                continue
+            if isinstance(st.op, growing) or (
+                isinstance(st.op, gast.Add) and name in expr_activity(st.value).reads
+            ):
+                return True
+            value = st.value
+        elif isinstance(st, gast.Assign) and len(st.targets) == 1:
+            target, value = st.targets[0], st.value
+            if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple):
+                pairs = [
+                    (t, v)
+                    for t, v in zip(target.elts, value.elts, strict=False)
+                    if isinstance(t, gast.Name) and t.id == name
+                ]
+                if not pairs:
+                    continue
+                value = pairs[0][1]
+                if written is None:
+                    written = _loop_writes(loop)
+                if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+                    if len(expr_activity(value).reads & written) >= 2:
+                        return True  # (`a, b = b, a + b`)
+            elif not (isinstance(target, gast.Name) and target.id == name):
+                continue
+        else:
+            continue
+        for n in gast.walk(value):
+            if not isinstance(n, gast.BinOp):
+                continue
+            if isinstance(n.op, growing) and name in expr_activity(n).reads:
+                return True
+            if (
+                isinstance(n.op, gast.Add)
+                and name in expr_activity(n.left).reads
+                and name in expr_activity(n.right).reads
+            ):
+                return True
+    return False
+
+
+def _loop_writes(loop) -> set[str]:
+    """The names the loop's own statements assign."""
+    out: set[str] = set()
+    for st in walk_statements(loop.body):
+        for t in getattr(st, "targets", None) or [getattr(st, "target", None)]:
+            if t is not None:
+                out |= expr_activity(t).writes
+    return out

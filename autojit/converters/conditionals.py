@@ -41,6 +41,7 @@ from ..analysis.effects import (
     declared_outer,
     effect_in,
     effectful_call,
+    grows_geometrically,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
@@ -748,6 +749,18 @@ class _Conditionals:
         for loop in loops:
             entry = self.an.env_before(loop)
             entering = {n for n in branch_writes if n in entry and entry[n].static}
+            growing = sorted(
+                n for n in entering if entry[n].dtype == "int" and grows_geometrically(loop, n)
+            )
+            if growing:
+                raise _Refused(
+                    "AJ918",
+                    s,
+                    f"`{growing[0]}` is a Python int that grows by products in the loop around "
+                    f"the `if` (Python's ints never overflow); the traced condition "
+                    f"`{self._src(s.test)}` would make it an int32 value, which wraps past "
+                    f"2**31: start it as a float if that is meant",
+                )
             if entering:
                 python_values |= entering
                 seen = {id(st) for st in after}

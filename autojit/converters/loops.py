@@ -47,6 +47,7 @@ from ..analysis.effects import (
     declared_outer,
     effect_in,
     effectful_call,
+    grows_geometrically,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
@@ -1867,7 +1868,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             )
             return False
         bounded = isinstance(loop, gast.While) and n in expr_activity(loop.test).reads
-        if v.static and v.dtype == "int" and not bounded and _grows_by_products(loop, n):
+        if v.static and v.dtype == "int" and not bounded and grows_geometrically(loop, n):
             # (one the loop's condition bounds, `while k < n: k = k * 2`, stays in range)
             ctx.refuse(
                 "AJ932",
@@ -2704,29 +2705,6 @@ def _exit_under_traced_if(an: FunctionAnalysis, stmts: list, traced: bool) -> bo
             t = traced or an.value(st.test, st).kind is not Kind.STATIC
             if _exit_under_traced_if(an, st.body, t) or _exit_under_traced_if(an, st.orelse, t):
                 return True
-    return False
-
-
-def _grows_by_products(loop, name: str) -> bool:
-    """Whether the loop assigns ``name`` a product or power of itself (`fact = fact * k`,
-    `p *= 2`, `s <<= 1`)."""
-    growing = (gast.Mult, gast.Pow, gast.LShift)
-    for st in _own_statements(loop.body):
-        if (
-            isinstance(st, gast.AugAssign)
-            and isinstance(st.target, gast.Name)
-            and st.target.id == name
-            and isinstance(st.op, growing)
-        ):
-            return True
-        if (
-            isinstance(st, gast.Assign)
-            and any(isinstance(t, gast.Name) and t.id == name for t in st.targets)
-            and isinstance(st.value, gast.BinOp)
-            and isinstance(st.value.op, growing)
-            and name in expr_activity(st.value).reads
-        ):
-            return True
     return False
 
 

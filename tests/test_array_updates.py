@@ -879,3 +879,15 @@ def test_a_loop_over_a_copy_of_the_array_it_updates_still_converts():
     src = HEADER + "def f(y):\n    for v in y.copy():\n        y[0] = y[0] + v\n    return y\n"
     out = oracle.run(src, [(np.array([1.0, 2.0, 3.0], np.float32),)], name="f")
     assert out.kind == "converted", out.report()
+
+
+def test_an_index_made_by_modulo_or_subtraction_is_never_taken_for_a_mask():
+    """`x[cnt % n] = v`: NumPy's `%`, `//` and `-` never give booleans, so the update is a plain
+    `.at[...].set` (it was the bool-or-int dtype switch of AJ304, and its test of the index
+    counted as a condition on `cnt`, refusing an `if` around it: AJ918)."""
+    src = HEADER + (
+        "def f(x, k):\n    n = x.shape[0]\n    y = x * 1.0\n    y[k % n] = 5.0\n"
+        "    y[(k + 1) // 2] = 6.0\n    y[k - 1] = 7.0\n    return y\n"
+    )
+    c = check(src, "f", [((arange(4), np.int32(1)), {}), ((arange(4), np.int32(4)), {})])
+    assert "result_type" not in c.text and c.text.count(".at[") == 3, c.text

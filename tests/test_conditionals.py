@@ -1578,3 +1578,46 @@ def test_integer_powers_of_a_python_int_made_traced_are_refused(body):
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
     assert {"AJ918", "AJ932"} & {r.split()[0] for r in out.refusals}, out.report()
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "len(str(k + 10))",  # a text builtin of an expression of it
+        "isinstance(k + 1, int)",
+        "len('%s' % k)",
+        "len('{}'.format(k))",
+        "len(f'{abs(k)}')",
+        "(k == 2) is True",
+        "pow(2, k - 3)",
+    ],
+)
+def test_a_python_only_use_inside_an_expression_is_found(use):
+    """AJ918 looked at the use's direct parent only: `str(k + 10)` of an int32 tracer is a
+    tracer's text, `isinstance(k + 1, int)` False, `'%s' % k` a tracer's text."""
+    from tests.fuzz import oracle
+
+    src = HEADER + f"def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 2\n    return x * ({use})\n"
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a name assigned from the Python value after the `if`
+        "    k = 1\n    if x[0] > 0:\n        k = 2\n    m = k + 1\n    return x * len(str(m))\n",
+        # a ternary of Python values, then Python's bool arithmetic
+        "    a = True if x[0] > 0 else False\n    b = True if x[1] > 0 else False\n"
+        "    return x * (a + b)\n",
+    ],
+)
+def test_a_python_value_made_traced_is_followed_through_names_and_ternaries(body):
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n" + body
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()

@@ -248,20 +248,24 @@ def python_value_use(
 ) -> tuple[str, str] | None:
     """(name, what) for a use in ``stmts`` (their own expressions: a compound statement's head,
     not its body) of one of ``names`` (Python numbers or bools that a conversion makes traced
-    values) whose meaning is Python's only: `is` / `is not`, `isinstance`, `type`, `str`, an
-    f-string field, an integer power of a Python int (`2 ** -k`: 0.25 of Python ints, 0 of
-    int32), or, where ``dtype_of(expr, statement)`` tells the kind of a value ('bool', 'int',
-    'float' or None), arithmetic on two bools (`True + True` is 2; on traced booleans `+` is a
-    logical or, giving True) and `~` / unary `+` / `-` of one (`~True` is -2)."""
+    values), or of a name assigned from one of them there (`m = k + 1`), whose meaning is
+    Python's only: inside an `is` test, `isinstance`, `type`, `str` and the other text
+    builtins, a `format` / `%` of a string or an f-string field; an integer power of a Python
+    int (`2 ** -k`, `pow(2, k - 3)`: 0.25 of Python ints, 0 of int32); or, where
+    ``dtype_of(expr, statement)`` tells the kind of a value ('bool', 'int', 'float' or None),
+    arithmetic on two bools (`True + True` is 2; on traced booleans `+` is a logical or,
+    giving True) and `~` / unary `+` / `-` of one (`~True` is -2)."""
     if not names:
         return None
+    own = names
+    names = _assigned_from(stmts, names)  # (arithmetic on bools: of `names` themselves only)
     for st in stmts:
         if (
             dtype_of is not None
             and isinstance(st, gast.AugAssign)
             and isinstance(st.op, _INT_ARITHMETIC)
         ):
-            found = _bool_arithmetic(st.target, st.value, st, names, dtype_of)
+            found = _bool_arithmetic(st.target, st.value, st, own, dtype_of)
             if found is not None:
                 return found, "arithmetic on bools"
         roots = []
@@ -280,7 +284,7 @@ def python_value_use(
                 ):
                     continue
                 node, parent = n, parents.get(id(n))
-                if dtype_of is not None:
+                if dtype_of is not None and n.id in own:
                     if (
                         isinstance(parent, gast.UnaryOp)
                         and isinstance(parent.op, (gast.Invert, gast.UAdd, gast.USub))
@@ -289,31 +293,17 @@ def python_value_use(
                         return n.id, "arithmetic on a bool"
                     if isinstance(parent, gast.BinOp) and isinstance(parent.op, _INT_ARITHMETIC):
                         other = parent.left if n is parent.right else parent.right
-                        if _bool_arithmetic(n, other, st, names, dtype_of) is not None:
+                        if _bool_arithmetic(n, other, st, own, dtype_of) is not None:
                             return n.id, "arithmetic on bools"
+                # (anywhere inside: `str(k + 10)`, `isinstance(k + 1, int)`, `f"{abs(k)}"`)
+                inner, up = node, parent
+                while up is not None:
+                    sink = _python_only_sink(up, inner, parents)
+                    if sink is not None:
+                        return n.id, sink
+                    inner, up = up, parents.get(id(up))
                 while isinstance(parent, gast.UnaryOp):
                     node, parent = parent, parents.get(id(parent))
-                if isinstance(parent, gast.Compare) and any(
-                    isinstance(op, (gast.Is, gast.IsNot)) for op in parent.ops
-                ):
-                    return n.id, "an `is` test"
-                if (
-                    isinstance(parent, gast.Call)
-                    and isinstance(parent.func, gast.Name)
-                    and parent.func.id in _PYTHON_ONLY_CALLS
-                    and node in parent.args
-                ):
-                    return n.id, f"`{parent.func.id}()`"
-                if isinstance(parent, gast.FormattedValue):
-                    joined = parents.get(id(parent))
-                    call = parents.get(id(joined))
-                    printed = (
-                        isinstance(call, gast.Call)
-                        and isinstance(call.func, gast.Name)
-                        and call.func.id == "print"
-                    )
-                    if not printed:  # (a print of a traced value becomes jax.debug.print)
-                        return n.id, "an f-string"
                 # (through int arithmetic: `10 ** (k - 3)`, `2 ** -k`)
                 inner, outer = node, parent
                 while isinstance(outer, gast.BinOp) and isinstance(outer.op, _INT_OPS):
@@ -325,13 +315,90 @@ def python_value_use(
                     ):
                         return n.id, "an integer power"
                 if (
-                    isinstance(parent, gast.Call)
-                    and isinstance(parent.func, gast.Name)
-                    and parent.func.id == "pow"
-                    and node in parent.args[:2]
+                    isinstance(outer, gast.Call)
+                    and dotted_name(outer.func) in ("pow", "operator.pow")
+                    and inner in outer.args[:2]
                 ):
                     return n.id, "`pow()`"  # (Python ints of any size; int32 wraps)
     return None
+
+
+# builtins whose result from a number is Python's own: text, a type, a hash
+_TEXT_CALLS = _PYTHON_ONLY_CALLS | {"ascii", "bin", "hex", "oct", "chr"}
+
+
+def _python_only_sink(node, child, parents: dict) -> str | None:
+    """What makes ``node`` (an ancestor of a use, ``child`` the one of its children on the way)
+    Python's only: None where it is not."""
+    if isinstance(node, gast.Compare) and any(
+        isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops
+    ):
+        return "an `is` test"
+    if isinstance(node, gast.Call) and child is not node.func:
+        f = node.func
+        if isinstance(f, gast.Name) and f.id in _TEXT_CALLS:
+            return f"`{f.id}()`"
+        if (
+            isinstance(f, gast.Attribute)
+            and f.attr == "format"
+            and isinstance(f.value, gast.Constant)
+            and isinstance(f.value.value, str)
+        ):
+            return "`str.format()`"
+    if (
+        isinstance(node, gast.BinOp)
+        and isinstance(node.op, gast.Mod)
+        and isinstance(node.left, gast.Constant)
+        and isinstance(node.left.value, str)
+    ):
+        return "a `%` format"
+    if isinstance(node, gast.FormattedValue):
+        call = parents.get(id(parents.get(id(node))))
+        printed = (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Name)
+            and call.func.id == "print"
+        )
+        if not printed:  # (a print of a traced value becomes jax.debug.print)
+            return "an f-string"
+    return None
+
+
+def _assigned_from(stmts: list, names: set[str]) -> set[str]:
+    """``names`` and the names ``stmts`` assign a value read from one of them (`m = k`,
+    `m = k + 1`, `(m := k)`), through one another."""
+    out = set(names)
+    for _ in range(8):
+        more: set[str] = set()
+        for st in stmts:
+            for n in gast.walk(st) if isinstance(st, gast.expr) else _own_nodes(st):
+                if isinstance(n, gast.NamedExpr) and expr_activity(n.value).reads & out:
+                    more.add(n.target.id)
+            if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                value = st.value
+                if value is not None and expr_activity(value).reads & out:
+                    targets = st.targets if isinstance(st, gast.Assign) else [st.target]
+                    for t in targets:
+                        more |= {
+                            x.id
+                            for x in gast.walk(t)
+                            if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
+                        }
+        if more <= out:
+            break
+        out |= more
+    return out
+
+
+def _own_nodes(st):
+    """The nodes of a statement's own expressions (not of its body)."""
+    for _field, value in gast.iter_fields(st):
+        if isinstance(value, gast.expr):
+            yield from gast.walk(value)
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.expr):
+                    yield from gast.walk(v)
 
 
 # the operators of int arithmetic through which an integer power still reads a Python int

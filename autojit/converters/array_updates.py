@@ -257,6 +257,11 @@ def _part_kind(ctx: Context, p, stmt) -> str:
             return _IndexKind.MASK
         return _IndexKind.INT_ARRAY
     v: Value = ctx.analysis.value(p, stmt)
+    if _int_arithmetic(p) or (
+        isinstance(p, gast.BinOp) and isinstance(p.op, (gast.FloorDiv, gast.Mod, gast.Sub))
+    ):
+        # (`cnt % n`, `i - j`: NumPy's `//`, `%` and `-` never give booleans, even of booleans)
+        return _IndexKind.BASIC if v.scalar is True or v.kind is Kind.STATIC else _IndexKind.INT_ARRAY
     if v.dtype == "bool":
         return _IndexKind.MASK
     if v.scalar is True and v.dtype in ("int", None) and v.kind in (Kind.STATIC, Kind.TRACED):

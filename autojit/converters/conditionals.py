@@ -1914,6 +1914,16 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"bind a name of a lambda); assign it in a statement before",
             )
             return node
+        use = self._python_value_use_after(node)
+        if use is not None:
+            c.ctx.refuse(
+                "AJ918",
+                node,
+                f"`{use[0]}` is given a Python value by `... if {c._src(node.test)} else ...`, "
+                f"which converted would make it a traced one, and {use[1]} reads it after (a "
+                f"traced value is never `True`, nor an `int`); kept as Python's",
+            )
+            return node
         pred = c.pred(node.test, self.stmt)
         a, b = node.body, node.orelse
         if c._cheap(a) and c._cheap(b) and c._same_shape(a, self.stmt, b, self.stmt):
@@ -1950,6 +1960,23 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             f"`... if {c._src(node.test)} else ...` on a traced value -> `{c.lax}.cond`",
         )
         return replace_expr(f"{c.lax}.cond(P, lambda: A, lambda: B)", P=pred, A=a, B=b)
+
+    def _python_value_use_after(self, node):
+        """For `k = A if c else B` with Python values `A` and `B`: a use after the statement
+        that only Python's value has (:func:`autojit.analysis.effects.python_value_use`)."""
+        st, c = self.stmt, self.conv
+        if not (
+            isinstance(st, gast.Assign)
+            and st.value is node
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and c.value(node.body, st).static
+            and c.value(node.orelse, st).static
+        ):
+            return None
+        return python_value_use(
+            statements_after(c.ctx.fn, st), {st.targets[0].id}, c._dtype_of
+        )
 
     def visit_BoolOp(self, node):
         vals = [self.conv.value(v, self.stmt) for v in node.values]

@@ -1642,9 +1642,11 @@ def _static_index_use(
                 node = n
                 parent = parents.get(id(node))
                 while isinstance(parent, _ARITH):
-                    if isinstance(parent, gast.BinOp) and isinstance(parent.op, gast.Pow):
-                        # `10 ** -k`, `2 ** k`: an int power of Python ints is a float for a
-                        # negative exponent and never overflows; of int32, 0 and wraps
+                    if isinstance(parent, gast.BinOp) and isinstance(
+                        parent.op, (gast.Pow, gast.LShift)
+                    ):
+                        # `10 ** -k`, `2 ** k`, `1 << k`: an int power of Python ints is a float
+                        # for a negative exponent and never overflows; of int32, 0 and wraps
                         other = parent.left if node is parent.right else parent.right
                         if _python_int(an, other, at):
                             return n

@@ -891,3 +891,13 @@ def test_an_index_made_by_modulo_or_subtraction_is_never_taken_for_a_mask():
     )
     c = check(src, "f", [((arange(4), np.int32(1)), {}), ((arange(4), np.int32(4)), {})])
     assert "result_type" not in c.text and c.text.count(".at[") == 3, c.text
+
+
+def test_in_place_methods_on_copies_and_views_keep_numpys_meaning():
+    """`x[idx].fill(a)` with an array of indices fills a copy in NumPy (x unchanged): never
+    rewritten into an update of x; `x.T.sort()` sorts x's memory through a view: refused
+    (AJ909), not left silently as jax's copy-returning `.sort()`."""
+    c = convert(HEADER + "def f(x, idx, a):\n    y = x * 1.0\n    y[idx].fill(a)\n    return y\n")
+    assert ".at[" not in c.text, c.text
+    c = convert(HEADER + "def f(x):\n    y = x * 1.0\n    y.T.sort()\n    return y\n")
+    assert "AJ909" in {r.code for r in c.refusals}, (c.refusals, c.text)

@@ -1497,3 +1497,58 @@ def test_an_expression_with_an_effect_runs_as_often_as_python_runs_it(name):
     ]
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
+
+
+# -- ninth round, second probes: reads the analyses did not see ---------------------------------
+SEEN_READS = {
+    # a name an `if` in a `try` sets, read in `finally` / `else` (liveness did not flow there)
+    "read-in-finally": (
+        "def f(x, a):\n    s = 0.0\n    t = 0.0\n    try:\n        if x[0] > a:\n"
+        "            s = 1.0\n    finally:\n        t = s * 2.0\n    return t\n"
+    ),
+    "read-in-else": (
+        "def f(x, a):\n    s = 0.0\n    try:\n        if x[0] > a:\n            s = 1.0\n"
+        "    except ValueError:\n        return 0.0\n    else:\n        return s * 2.0\n"
+    ),
+    # a loop over `enumerate(y, 1)` whose body updates y (NumPy iterates the updated values)
+    "enumerate-start-updated": (
+        "def f(x, a):\n    for i, v in enumerate(x, 1):\n        if i < 3:\n"
+        "            x[i] = x[i] + v\n    return x\n"
+    ),
+    # a loop over a list of the rows of an array its body updates
+    "list-of-rows-updated": (
+        "def f(x, a):\n    m = x.reshape(2, 2)\n    rows = list(m)\n    s = 0.0\n"
+        "    for r in rows:\n        s = s + r[0]\n        m[1, 0] = m[1, 0] + 1.0\n    return s\n"
+    ),
+    # a closure that reads the array, called after an update through a view of it
+    "closure-after-view-update": (
+        "def f(x, a):\n    def peek():\n        return x[0] * 1.0\n    v = x[0:2]\n"
+        "    v[1] = a\n    return peek()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEN_READS))
+def test_a_read_the_analyses_missed_is_now_seen(name):
+    src = "import jax\nimport jax.numpy as jnp\n\n" + SEEN_READS[name]
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    out = oracle.run(src, [(x, np.float32(0.0)), (x, np.float32(2.0))], name="f")
+    assert out.kind in oracle.OK, out.report()
+
+
+def test_a_helper_changing_a_row_read_through_a_closure_or_a_dict_is_refused():
+    """AJ908 missed a caller that reads the array through a closure defined before the call,
+    and rows passed from a dict's values or `next(iter(x))`."""
+    helper = "def g(r, v):\n    r[0] = v\n    return r * 2.0\n\n"
+    callers = [
+        "def f(x, a):\n    def peek():\n        return x[0] * 1.0\n    y = g(x[0], a)\n"
+        "    return y + peek()\n",
+        "def f(x, a):\n    d = {'a': x[0], 'b': x[1]}\n    y = g(d['a'], a)\n    return x * 1.0 + y[0]\n",
+        "def f(x, a):\n    it = iter(x)\n    r = next(it)\n    y = g(r, a)\n    return x * 1.0 + y[0]\n",
+        "def f(x, a):\n    peek = lambda: x[0] * 1.0\n    y = g(x[0], a)\n    return y + peek()\n",
+    ]
+    for caller in callers:
+        src = "import jax\nimport jax.numpy as jnp\n\n" + helper + caller
+        x = np.arange(8, dtype=np.float32).reshape(2, 4)
+        out = oracle.run(src, [(x, np.float32(9.0))], name="f")
+        assert out.kind in oracle.OK, out.report()

@@ -102,6 +102,8 @@ class _Index:
         # what then calls it is not known here. (id of each Name called, or given to lax.)
         self.values: dict[str, list[tuple[int, ast.AST | None]]] = {}
         self._called: set[int] = set()
+        # id(function or tree) -> ids of the loads of its names made inside functions nested in it
+        self.closure_loads: dict[int, set[int]] = {}
         self._tree = tree
         self._block(tree.body, None, (), tree)
 
@@ -126,11 +128,15 @@ class _Index:
                 if p is not None
             }
             self._block(stmt.body, stmt, (), stmt)
-            # (a closure reading a name of its enclosing function reads it there too)
+            # (a closure reading a name of its enclosing function reads it there too, and
+            # whenever it is called: at any time after its definition)
             inner = self.loads[id(stmt)]
             outer = self.loads.setdefault(id(scope), {})
+            own = self.local.get(id(stmt), set())
             for name, nodes in inner.items():
                 outer.setdefault(name, []).extend(nodes)
+                if name not in own:  # (a name of the enclosing scope, read when it is called)
+                    self.closure_loads.setdefault(id(scope), set()).update(map(id, nodes))
             return
         if isinstance(stmt, ast.ClassDef):
             for d in stmt.decorator_list + stmt.bases:
@@ -191,6 +197,16 @@ class _Index:
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
+        for lam in ast.walk(node):
+            if type(lam) is ast.Lambda:  # (its reads happen when it is called: any time after)
+                a = lam.args
+                bound = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+                bound |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+                self.closure_loads.setdefault(id(scope), set()).update(
+                    id(n)
+                    for n in ast.walk(lam.body)
+                    if type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in bound
+                )
         for n in ast.walk(node):  # (a call before its function: ast.walk goes down in order)
             if type(n) is ast.Name and type(n.ctx) is ast.Load:
                 loads.setdefault(n.id, []).append(n)
@@ -464,8 +480,16 @@ def _views_of(node) -> set[str]:
         return set().union(*(_views_of(v) for v in node.values))
     if isinstance(node, ast.NamedExpr):
         return _views_of(node.value)
-    if isinstance(node, (ast.Tuple, ast.List)):  # (`y, z = x, w`: each may be either)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # (`y, z = x, w`: either)
         return set().union(*(_views_of(e) for e in node.elts))
+    if isinstance(node, ast.Dict):
+        return set().union(*(_views_of(v) for v in node.values))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("values", "items", "get", "pop")
+    ):
+        return _views_of(node.func.value)  # (`d.values()`: what the container holds)
     if isinstance(node, ast.Lambda):
         return _views_of(node.body)
     if isinstance(node, ast.Call) and _last_name(node.func) == "cond":
@@ -489,7 +513,9 @@ def _views_of(node) -> set[str]:
 
 
 # builtins whose result holds the rows of their arguments (views of them in NumPy)
-_ROW_BUILTINS = frozenset({"enumerate", "zip", "reversed", "iter", "list", "tuple", "sorted"})
+_ROW_BUILTINS = frozenset(
+    {"enumerate", "zip", "reversed", "iter", "next", "list", "tuple", "sorted"}
+)
 
 
 def _arrays_passed(arg) -> set[str]:
@@ -586,6 +612,8 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
     for node in loads.get(name, ()):
         if _inside(node, arg):
             continue  # the argument itself (`f(x)`, `f(x[i])`, a carry `(x, y)`)
+        if id(node) in index.closure_loads.get(id(scope), ()) and not _inside(node, stmt):
+            return True  # a closure of the caller reads it: it may be called after
         if any(_inside(node, source) for source in sources):
             return True
         if rebound:

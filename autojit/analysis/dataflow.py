@@ -14,6 +14,7 @@ from __future__ import annotations
 import gast
 
 from .activity import ActivityAnalysis, expr_activity
+from .statements import walk_statements
 
 _TERMINATORS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
 # statements with no block and no jump: both analyses treat them by their activity alone
@@ -88,12 +89,22 @@ class Liveness:
         if isinstance(s, (gast.With, gast.AsyncWith)):
             body = self.block(s.body, out)
             return body | frozenset(act.reads)
-        if isinstance(s, (gast.Try,)) or type(s).__name__ in ("TryStar", "Match"):
+        if isinstance(s, gast.Try) or type(s).__name__ == "TryStar":
+            # `finally` runs after everything; a handler after any statement of the body; `else`
+            # after the body: what those read is live after the body and, conservatively, at
+            # every statement of it (an exception, a `return` may leave it there)
+            final_in = self.block(s.finalbody, out) if s.finalbody else out
+            handlers_in = frozenset().union(*(self.block(h.body, final_in) for h in s.handlers))
+            else_in = self.block(s.orelse, final_in) if s.orelse else final_in
+            anywhere = handlers_in | (final_in if s.finalbody else frozenset())
+            body_in = self.block(s.body, else_in | anywhere)
+            if anywhere:
+                for st in walk_statements(s.body):
+                    self.live_out[id(st)] = self.live_out.get(id(st), frozenset()) | anywhere
+                    self.live_in[id(st)] = self.live_in.get(id(st), frozenset()) | anywhere
+            return body_in | anywhere | frozenset(act.reads)
+        if type(s).__name__ == "Match":
             # conservative: anything read anywhere inside may be live on entry
-            for field_name in ("body", "orelse", "finalbody"):
-                self.block(getattr(s, field_name, []) or [], out)
-            for h in getattr(s, "handlers", []) or []:
-                self.block(h.body, out)
             for c in getattr(s, "cases", []) or []:
                 self.block(c.body, out)
             return out | frozenset(act.reads)

@@ -461,3 +461,47 @@ def _comprehension_targets(node):
         for a in [*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs]:
             if isinstance(a, gast.Name):
                 yield a.id
+
+
+# builtins whose result holds the rows (or items) of their arguments: views of them in NumPy
+_ROW_BUILTINS = frozenset(
+    {"reversed", "list", "tuple", "iter", "next", "enumerate", "zip", "sorted"}
+)
+# methods of a container that hand back what it holds
+_HOLDER_METHODS = frozenset({"values", "items", "get", "pop", "copy"})
+
+
+def views_of(node) -> set[str]:
+    """The names whose arrays (or rows) ``node`` may be, or hold, in NumPy, without copying:
+    ``y`` of ``y``, ``y[::-1]``, ``y.T``, ``y.reshape(...)``, ``jnp.flip(y)``,
+    ``reversed(y)``, ``zip(y, z)``, ``next(it)``, ``d.values()``, ``{"a": y[0]}``, either side
+    of ``y if c else z``; not ``y.copy()`` (of an array) or ``y * 2``."""
+    if isinstance(node, gast.Name):
+        return {node.id}
+    if isinstance(node, (gast.Subscript, gast.Starred)):
+        return views_of(node.value)
+    if isinstance(node, gast.Attribute) and node.attr in _VIEW_ATTRIBUTES:
+        return views_of(node.value)
+    if isinstance(node, gast.IfExp):
+        return views_of(node.body) | views_of(node.orelse)
+    if isinstance(node, gast.BoolOp):
+        return set().union(*(views_of(v) for v in node.values))
+    if isinstance(node, gast.NamedExpr):
+        return views_of(node.value)
+    if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+        return set().union(*(views_of(e) for e in node.elts))
+    if isinstance(node, gast.Dict):
+        return set().union(*(views_of(v) for v in node.values))
+    if isinstance(node, gast.Call):
+        f = node.func
+        if isinstance(f, gast.Name) and f.id in _ROW_BUILTINS:
+            return set().union(*(views_of(a) for a in node.args))
+        if isinstance(f, gast.Attribute):
+            out: set[str] = set()
+            if f.attr in _VIEW_METHODS or f.attr in _HOLDER_METHODS and f.attr != "copy":
+                out |= views_of(f.value)  # (`y.reshape(-1)`, read as `jnp.reshape(y)` too)
+            if f.attr in VIEW_FUNCTIONS and node.args:
+                out |= views_of(node.args[0])
+            return out
+    return set()
+

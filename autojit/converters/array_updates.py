@@ -25,8 +25,8 @@ import gast
 
 from ..analysis import Kind, Value, dotted_name
 from ..analysis.callers import ReadAfterCall, argument_read_after_call
-from ..analysis.effects import effect_in
-from ..analysis.sharing import Sharing
+from ..analysis.effects import effect_in, read_by_closures
+from ..analysis.sharing import views_of
 from ..analysis.statements import walk_statements
 from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
@@ -98,6 +98,26 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
                 f"`x = x.at[i].set(...)` with the new part",
             )
             continue
+        if (
+            isinstance(f, gast.Attribute)
+            and f.attr in _IN_PLACE_METHODS
+            and not isinstance(f.value, (gast.Name, gast.Subscript))
+            and any(
+                ctx.analysis.value(gast.Name(id=n, ctx=gast.Load(), annotation=None,
+                                             type_comment=None), stmt).traced
+                for n in views_of(f.value)
+            )
+            and ctx.allowed("AJ909", stmt)
+        ):
+            # `x.T.sort()`, `x.reshape(-1).sort()`: NumPy sorts x's memory through the view
+            ctx.refuse(
+                "AJ909",
+                stmt,
+                f"`{gast.unparse(f.value).strip()}.{f.attr}(...)` changes an array through a "
+                f"view of it in NumPy; a jax array's `.{f.attr}()` leaves it as it was: compute "
+                f"the new array and assign it",
+            )
+            continue
         if not (
             isinstance(f, gast.Attribute)
             and f.attr in _IN_PLACE_METHODS
@@ -157,6 +177,9 @@ def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) 
     ):
         return False
     x = part.value.id
+    if index_kind(ctx, part.slice, stmt) != _IndexKind.BASIC:
+        # (`x[idx].fill(a)` with an array of indices: NumPy fills a copy, `x` stays as it is)
+        return False
     if _functional_update_refused(ctx, x, stmt, returns_value):
         return True
     if f.attr == "fill":
@@ -558,7 +581,7 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
         return False
     # `for r in m: r[0] = v`, `s = m[1:]; s[0] = v`: NumPy changes the argument `m` through
     # a view of it, which a functional update of `r` / `s` never reaches
-    viewed = _sharing(ctx).shared_with(x)
+    viewed = ctx.sharing().shared_with(x)
     env = an.env_before(stmt)
     held = env.get(x)
     for _ in range(16):  # (the values analysis's views: `r` of `for r in m`, a chain of them)
@@ -589,21 +612,14 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
     return False
 
 
-def _sharing(ctx: Context) -> Sharing:
-    """The may-share analysis of the function, made once per analysis."""
-    sharing = ctx.__dict__.get("_aj_sharing")
-    if sharing is None or sharing[0] is not ctx.analysis:
-        sharing = (ctx.analysis, Sharing(ctx.fn, ctx.analysis, ctx.scope))
-        ctx._aj_sharing = sharing  # type: ignore[attr-defined]
-    return sharing[1]
-
 def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     """The other names that may hold x's array (or a container or view of it) and are read
     after the update: the values analysis's `y = x` at this point, and every name the
     function may bind to what x holds anywhere (`Sharing`: tuples, containers, branches,
     loops, helpers that may return their argument)."""
     env = ctx.analysis.env_before(stmt)
-    live = ctx.analysis.live_out(stmt)
+    # (and what the function's closures read: called after the update, they read it then)
+    live = ctx.analysis.live_out(stmt) | read_by_closures(ctx.fn, [stmt])
     out = []
     # (through chains of views: `rr = r` of a row `r` of `for r in x` shows x's memory)
     mine = set(_viewed_through(env, x))
@@ -617,7 +633,7 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
         return out, True
     # every name the may-share analysis joins with x, and the arrays those are views of by the
     # values analysis (the rows of `for r in x` are its: `rows.append(r)` holds x's rows)
-    sharing = _sharing(ctx)
+    sharing = ctx.sharing()
 
     def reach(name: str) -> set[str]:
         found = {name, *_viewed_through(env, name)}

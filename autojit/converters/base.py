@@ -9,6 +9,7 @@ import gast
 
 from ..analysis import FunctionAnalysis
 from ..analysis.activity import names_in
+from ..analysis.sharing import Sharing
 from ..analysis.statements import walk_statements
 from ..gastconv import NodeTransformer
 from ..model import Change, Location, Refusal
@@ -131,6 +132,15 @@ class Context:
     # set by a converter that changed the tree without reporting a change (statements another
     # converter rewrote, put back as written): the analyses must be computed afresh
     tree_changed: bool = False
+
+    def sharing(self) -> Sharing:
+        """The may-share analysis of the function (:mod:`autojit.analysis.sharing`), made once
+        per analysis, on the first question."""
+        made = self.__dict__.get("_aj_sharing")
+        if made is None or made[0] is not self.analysis:
+            made = (self.analysis, Sharing(self.fn, self.analysis, self.scope))
+            self._aj_sharing = made  # type: ignore[attr-defined]
+        return made[1]
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.fn, "lineno", None)

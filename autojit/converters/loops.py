@@ -57,9 +57,8 @@ from ..analysis.effects import (
     walrus_in,
     zero_argument_super,
 )
-from ..analysis.sharing import VIEW_FUNCTIONS
+from ..analysis.sharing import views_of
 from ..analysis.statements import walk_statements
-from ..analysis.values import _VIEW_METHODS
 from ..gastconv import walk_bfs
 from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
 from ..render import replace_statements
@@ -681,13 +680,18 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
     # that the body writes (`y`, or `w` of `w = y`): NumPy's iteration reads the array as the
     # body leaves it at each step, a converted (or jax) iteration the array before the loop
     env = an.env_before(loop)
-    viewed = _iterated_views(loop.iter)
+    viewed = views_of(loop.iter)
     for n in list(viewed):
         viewed.update(_alias_chain(env, n))
+    writes = an.activity.of_block(loop.body).writes
+    if writes - viewed and any(_write_kind(st, n) == "item" for st in _own_statements(loop.body)
+                               for n in writes - viewed):
+        # (`rows = list(x)`, `rows = [x[0], x[1]]`: what the may-share analysis joins with the
+        # iterated names, where the body updates items of another name)
+        for n in list(viewed):
+            viewed |= ctx.sharing().shared_with(n)
     updated = {
-        n
-        for n in an.activity.of_block(loop.body).writes
-        if n in viewed or viewed.intersection(_alias_chain(env, n))
+        n for n in writes if n in viewed or viewed.intersection(_alias_chain(env, n))
     }
     kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
     kinds.discard(None)
@@ -697,7 +701,9 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         return None
     if kinds == {"item"} and found is not None and updated == _plainly_iterated(loop.iter):
         # `x[j] = v` in `for v in x`: NumPy iteration reads the updated array at each step
-        return _indexed_plan(ctx, an, loop, targets, lax)
+        indexed = _indexed_plan(ctx, an, loop, targets, lax)
+        if indexed is not None:
+            return indexed  # (else, `enumerate(x, 1)`: refused below)
     if kinds and kinds != {"rebind"}:
         ctx.refuse(
             "AJ932",
@@ -872,35 +878,6 @@ def _mixed_iteration_loops(stmts: list) -> dict[int, tuple[int, str]]:
                 ):
                     out.setdefault(id(inner), (st.lineno, name))
     return out
-
-
-_ROW_BUILTINS = frozenset({"reversed", "list", "tuple", "iter", "enumerate", "zip", "sorted"})
-
-
-def _iterated_views(node) -> set[str]:
-    """The names whose arrays iterating ``node`` reads (in NumPy, live): ``y`` of ``y``,
-    ``y[::-1]``, ``y.T``, ``y.reshape(...)``, ``jnp.flip(y)``, ``reversed(y)``, ``zip(y, z)``;
-    not of ``y.copy()`` or ``y * 2``."""
-    if isinstance(node, gast.Name):
-        return {node.id}
-    if isinstance(node, gast.Subscript):
-        return _iterated_views(node.value)
-    if isinstance(node, gast.Attribute) and node.attr in ("T", "mT", "real", "imag"):
-        return _iterated_views(node.value)
-    if isinstance(node, gast.IfExp):
-        return _iterated_views(node.body) | _iterated_views(node.orelse)
-    if isinstance(node, gast.Call):
-        f = node.func
-        if isinstance(f, gast.Name) and f.id in _ROW_BUILTINS:
-            return set().union(*(_iterated_views(a) for a in node.args))
-        if isinstance(f, gast.Attribute):
-            out: set[str] = set()
-            if f.attr in _VIEW_METHODS:  # `y.reshape(-1)` (read as `jnp.reshape(y)` too)
-                out |= _iterated_views(f.value)
-            if f.attr in VIEW_FUNCTIONS and node.args:
-                out |= _iterated_views(node.args[0])
-            return out
-    return set()
 
 
 def _plainly_iterated(node) -> set[str]:

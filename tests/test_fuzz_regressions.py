@@ -1552,3 +1552,20 @@ def test_a_helper_changing_a_row_read_through_a_closure_or_a_dict_is_refused():
         x = np.arange(8, dtype=np.float32).reshape(2, 4)
         out = oracle.run(src, [(x, np.float32(9.0))], name="f")
         assert out.kind in oracle.OK, out.report()
+
+
+def test_a_loop_over_lists_updating_another_list_converts_the_same_twice():
+    """jax's own `_set_up_aliases` (interpreters/mlir.py, installed with jax): a loop over `zip`
+    of lists whose body fills a list made in it; the may-share analysis joined that list with
+    the iterated ones on the first conversion only (other rewrites of the function changed its
+    groups), so the loop was refused once and its update converted the second time. Only
+    arrays are looked up now."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("jax")
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(next(iter(spec.submodule_search_locations))) / "_src/interpreters/mlir.py"
+    text = path.read_text(encoding="utf-8")
+    once = autojit.convert_source(text, "mlir.py")
+    assert autojit.convert_source(once.text, "mlir.py").text == once.text

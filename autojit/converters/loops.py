@@ -684,15 +684,17 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
     for n in list(viewed):
         viewed.update(_alias_chain(env, n))
     writes = an.activity.of_block(loop.body).writes
-    if writes - viewed and any(_write_kind(st, n) == "item" for st in _own_statements(loop.body)
-                               for n in writes - viewed):
-        # (`rows = list(x)`, `rows = [x[0], x[1]]`: what the may-share analysis joins with the
-        # iterated names, where the body updates items of another name)
-        for n in list(viewed):
-            viewed |= ctx.sharing().shared_with(n)
     updated = {
         n for n in writes if n in viewed or viewed.intersection(_alias_chain(env, n))
     }
+    arrays = {n for n in writes - updated if (v := env.get(n)) is not None and v.traced}
+    if arrays and any(
+        _write_kind(st, n) == "item" for st in _own_statements(loop.body) for n in arrays
+    ):
+        # (`rows = list(x)`, `rows = [x[0], x[1]]`: an array the body updates items of that
+        # the may-share analysis joins with the iterated names)
+        shared = set().union(*(ctx.sharing().shared_with(n) for n in viewed))
+        updated |= arrays & shared
     kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
     kinds.discard(None)
     if found is None and "item" not in kinds:

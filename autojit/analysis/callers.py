@@ -194,21 +194,24 @@ class _Index:
                     for source in sources or [None]:
                         table.setdefault(t.id, []).append((at, source))
 
+    def _lambda_reads(self, lam: ast.Lambda, scope) -> None:
+        """Record the loads of ``scope``'s names in a lambda's body as made by a closure."""
+        a = lam.args
+        bound = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+        bound |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+        self.closure_loads.setdefault(id(scope), set()).update(
+            id(n)
+            for n in ast.walk(lam.body)
+            if type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in bound
+        )
+
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
-        for lam in ast.walk(node):
-            if type(lam) is ast.Lambda:  # (its reads happen when it is called: any time after)
-                a = lam.args
-                bound = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-                bound |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-                self.closure_loads.setdefault(id(scope), set()).update(
-                    id(n)
-                    for n in ast.walk(lam.body)
-                    if type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in bound
-                )
         for n in ast.walk(node):  # (a call before its function: ast.walk goes down in order)
-            if type(n) is ast.Name and type(n.ctx) is ast.Load:
+            if type(n) is ast.Lambda:  # (its reads happen when it is called: any time after)
+                self._lambda_reads(n, scope)
+            elif type(n) is ast.Name and type(n.ctx) is ast.Load:
                 loads.setdefault(n.id, []).append(n)
                 if id(n) not in self._called:
                     self.values.setdefault(n.id, []).append((n.lineno, function))

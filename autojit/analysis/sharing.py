@@ -505,3 +505,16 @@ def views_of(node) -> set[str]:
             return out
     return set()
 
+
+def viewed_through(env: dict, name: str) -> list[str]:
+    """The names whose arrays ``name`` holds a view of by the values analysis's environment
+    ``env`` (`y = x[1:]`, the row `r` of `for r in x`), through a chain of such views."""
+    out: list[str] = []
+    held = env.get(name)
+    while held is not None and held.alias_of is not None and len(out) < 16:
+        if held.alias_of == name or held.alias_of in out:
+            break
+        out.append(held.alias_of)
+        held = env.get(held.alias_of)
+    return out
+

@@ -26,7 +26,7 @@ import gast
 from ..analysis import Kind, Value, dotted_name
 from ..analysis.callers import ReadAfterCall, argument_read_after_call
 from ..analysis.effects import effect_in, read_by_closures
-from ..analysis.sharing import views_of
+from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
 from ..gastconv import ChildFields, walk
 from ..jaxapi import AT_METHOD_FOR_AUGOP, BINOP_SYMBOL
@@ -622,11 +622,11 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     live = ctx.analysis.live_out(stmt) | read_by_closures(ctx.fn, [stmt])
     out = []
     # (through chains of views: `rr = r` of a row `r` of `for r in x` shows x's memory)
-    mine = set(_viewed_through(env, x))
+    mine = set(viewed_through(env, x))
     for other in env:
         if other == x or other not in live:
             continue
-        theirs = _viewed_through(env, other)
+        theirs = viewed_through(env, other)
         if x in theirs or other in mine or mine.intersection(theirs):
             out.append(other)
     if out:
@@ -636,27 +636,14 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     sharing = ctx.sharing()
 
     def reach(name: str) -> set[str]:
-        found = {name, *_viewed_through(env, name)}
+        found = {name, *viewed_through(env, name)}
         for other in sharing.shared_with(name):
             found.add(other)
-            found.update(_viewed_through(env, other))
+            found.update(viewed_through(env, other))
         return found
 
     mine = reach(x)
     return sorted(n for n in live if n != x and n in env and mine & reach(n)), False
-
-
-def _viewed_through(env: dict, name: str) -> list[str]:
-    """The names whose arrays ``name`` holds a view of, by the values analysis (`y = x[1:]`,
-    the row `r` of `for r in x`), through a chain of such views."""
-    out: list[str] = []
-    held = env.get(name)
-    while held is not None and held.alias_of is not None and len(out) < 16:
-        if held.alias_of == name or held.alias_of in out:
-            break
-        out.append(held.alias_of)
-        held = env.get(held.alias_of)
-    return out
 
 
 def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:

@@ -57,7 +57,7 @@ from ..analysis.effects import (
     walrus_in,
     zero_argument_super,
 )
-from ..analysis.sharing import views_of
+from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
 from ..gastconv import walk_bfs
 from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
@@ -682,10 +682,10 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
     env = an.env_before(loop)
     viewed = views_of(loop.iter)
     for n in list(viewed):
-        viewed.update(_alias_chain(env, n))
+        viewed.update(viewed_through(env, n))
     writes = an.activity.of_block(loop.body).writes
     updated = {
-        n for n in writes if n in viewed or viewed.intersection(_alias_chain(env, n))
+        n for n in writes if n in viewed or viewed.intersection(viewed_through(env, n))
     }
     arrays = {n for n in writes - updated if (v := env.get(n)) is not None and v.traced}
     if arrays and any(
@@ -887,18 +887,6 @@ def _plainly_iterated(node) -> set[str]:
     if isinstance(node, gast.Call) and dotted_name(node.func) == "enumerate" and node.args:
         node = node.args[0]
     return {node.id} if isinstance(node, gast.Name) else set()
-
-
-def _alias_chain(env: dict, name: str) -> list[str]:
-    """The names whose arrays ``name`` is a view of, by the values analysis (`w = y[1:]`)."""
-    out: list[str] = []
-    held = env.get(name)
-    while held is not None and held.alias_of is not None and len(out) < 16:
-        if held.alias_of == name or held.alias_of in out:
-            break
-        out.append(held.alias_of)
-        held = env.get(held.alias_of)
-    return out
 
 
 def _indexed_plan(ctx: Context, an: FunctionAnalysis, loop, targets: set[str], lax: str):

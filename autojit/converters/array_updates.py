@@ -581,14 +581,8 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
         return False
     # `for r in m: r[0] = v`, `s = m[1:]; s[0] = v`: NumPy changes the argument `m` through
     # a view of it, which a functional update of `r` / `s` never reaches
-    viewed = ctx.sharing().shared_with(x)
-    env = an.env_before(stmt)
-    held = env.get(x)
-    for _ in range(16):  # (the values analysis's views: `r` of `for r in m`, a chain of them)
-        if held is None or held.alias_of is None or held.alias_of in viewed:
-            break
-        viewed.add(held.alias_of)
-        held = env.get(held.alias_of)
+    # (and the values analysis's views: `r` of `for r in m`, a chain of them)
+    viewed = ctx.sharing().shared_with(x) | set(viewed_through(an.env_before(stmt), x))
     for p in sorted(viewed & set(an.params)):
         if not returns_value:
             ctx.refuse(

@@ -2005,9 +2005,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         rest_vals = vals[k:]
         if len(rest) == 1:
             return node  # `S and T`, `S` static: Python reads `S`, then gives `S` or `T` as is
+        op = "or" if isinstance(node.op, gast.Or) else "and"
         named = next((w for w in map(walrus_in, rest[1:]) if w is not None), None)
         if named is not None:
-            op = "or" if isinstance(node.op, gast.Or) else "and"
             c.ctx.refuse(
                 "AJ912",
                 node,
@@ -2019,7 +2019,6 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         # (every operand is computed, and the first may be written twice, `jnp.where(A, A, B)`)
         effect = _effect_in(c, rest, self.stmt)
         if effect is not None:
-            op = "or" if isinstance(node.op, gast.Or) else "and"
             c.ctx.refuse(
                 "AJ912",
                 node,
@@ -2050,7 +2049,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                     out = replace_expr(f"{jnp}.where(A, B, A2)", A=p, A2=copy_expr(p), B=out)
             msg = (
                 f"`{c._src(node)}` on traced values -> `{jnp}.where`, which returns an operand "
-                f"as Python's `{'or' if isinstance(node.op, gast.Or) else 'and'}` does"
+                f"as Python's `{op}` does"
             )
         else:
             # operands not known to have one shape: `jnp.where` would broadcast the one it
@@ -2072,7 +2071,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 out = replace_expr(f"{c.lax}.cond(P, lambda: T, lambda: F)", P=pred, T=t, F=f)
             msg = (
                 f"`{c._src(node)}` on traced values -> `{c.lax}.cond`, which returns an operand "
-                f"as Python's `{'or' if isinstance(node.op, gast.Or) else 'and'}` does"
+                f"as Python's `{op}` does"
             )
         c.ctx.change("AJ105", node, msg)
         if k == 0:

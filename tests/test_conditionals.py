@@ -1605,6 +1605,185 @@ def test_a_python_only_use_inside_an_expression_is_found(use):
 
 
 @pytest.mark.parametrize(
+    ("init", "alt", "use"),
+    [
+        # names that hold it: an alias, a loop's or a comprehension's variable
+        ("True", "False", "x * (m + m)"),
+        ("True", "False", "x * ~m"),
+        ("0", "1", "x * [len(str(j)) for j in [m]][0]"),
+        ("0", "1", "x * next(len(str(j)) for j in [m])"),
+        # an augmented power or shift of a Python int
+        ("1", "2", "x * (2 ** -m)"),
+        ("3", "40", "x * (1 << m)"),
+    ],
+)
+def test_a_python_value_made_traced_is_followed_into_aliases_and_loop_variables(init, alt, use):
+    """`m = k` then `m + m` of two bools (2 in Python, True as jax's logical or), `for j in [k]`
+    / a comprehension's `j` then `str(j)`, and `1 << k` (int32 wraps past 31 bits) were
+    converted and gave other values. Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + (
+        f"def f(x):\n    k = {init}\n    if x[0] > 0:\n        k = {alt}\n"
+        f"    m = k\n    return {use}\n"
+    )
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "x * k.bit_length()",
+        "x * (k / 2).is_integer()",
+        "x * len(range(-k))",
+        "x * len([0] * -k)",
+        "x * len('ab' * -k)",
+        "x * [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0][k]",
+        "x * {-3: 1.0, -7: 2.0}[k]",
+        "x * (k in {-3, 5})",
+        "x * sorted([k, 0, -5])[0]",
+        "x * float(k)",
+        "x * math.sqrt(-k)",
+        "x * [k, k].count(-3)",
+        "jnp.arange(-k) * 1.0",
+        "x[: k + 4]",
+    ],
+)
+def test_a_python_value_made_traced_where_jax_needs_a_python_number_is_refused(use):
+    """Uses that need a Python number (`range(k)`, `k.bit_length()`, a list's index, a slice
+    bound, a shape argument, `math.*`): converted, the function failed under jit with a jax
+    error and no refusal. Refused (AJ918), naming the use."""
+    from tests.fuzz import oracle
+
+    src = "import math\n" + HEADER + (
+        f"def f(x):\n    k = -3\n    if x[0] > 0:\n        k = -7\n    return {use}\n"
+    )
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+def test_a_python_int_too_wide_for_int32_made_traced_is_refused():
+    """`k = 2**31` in a branch: the converted function failed (jax's OverflowError)."""
+    src = HEADER + "def f(x):\n    k = 0\n    if x[0] > 0:\n        k = 2**31\n    return x * (k > 100)\n"
+    c = convert(src)
+    assert [r.code for r in c.refusals] == ["AJ918"], c.refusals
+    assert "int32" in c.refusals[0].message
+
+
+@pytest.mark.parametrize(
+    ("init", "branch", "use"),
+    [
+        ("50000", "k = 60000", "x * (k * k)"),
+        ("3", "k = 5000", "x * (k * 1_000_000)"),
+        ("1_000_000", "k *= 10_000", "x * k"),
+        ("5", "k = 3_000_000", "x * ((k * 1000) // 1000)"),
+        ("3", "k = -2**31", "x * (-k > 0)"),
+        # through a name assigned after the `if`
+        ("1000", "k = 60 * 60 * 1000", "x * 0 + (lambda: None, k * 1000)[1]"),
+    ],
+)
+def test_a_python_int_made_traced_whose_arithmetic_leaves_int32_is_refused(init, branch, use):
+    """`timeout_ms = 60 * 60 * 1000` in a branch, then `timeout_ms * 1000`: Python's int is
+    3.6e9, the converted int32 value wrapped to -6.9e8 (silently). The ints a name may hold
+    (written with literals) are followed through the arithmetic after the `if`; past int32,
+    refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + (
+        f"def f(x):\n    k = {init}\n    if x[0] > 0:\n        {branch}\n    return {use}\n"
+    )
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+def test_a_python_int_made_traced_whose_arithmetic_stays_in_int32_converts():
+    src = HEADER + (
+        "def f(x):\n    k = 1000\n    if x[0] > 0:\n        k = 60 * 1000\n"
+        "    us = k * 1000\n    return x * us + k * 10\n"
+    )
+    c = convert(src)
+    assert not c.refusals, c.refusals
+    assert "jnp.where(x[0] > 0, 60 * 1000, k)" in c.text, c.text
+
+
+@pytest.mark.parametrize(
+    ("then", "orelse"),
+    [
+        ("k = k + 1\n        m = 1", "m = len(str(k))"),
+        ("m = len(str(k))\n        k = k + 1", "m = 0"),
+        ("m = 2 ** -k\n        k = k + 1", "m = 0"),
+        ("k = k + 1\n        m = 2", 'm = len(f"step-{k}")'),
+    ],
+)
+def test_a_python_value_rebound_in_a_branch_and_read_there_python_only_is_refused(then, orelse):
+    """A Python int that a branch rebinds is an operand of both branch functions: a tracer in
+    them, before its rebinding and in the other branch too. `len(str(k))` there was the
+    length of a tracer's text (19, not 1), `2 ** -k` 0 (not 0.25). Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + (
+        f"def f(x):\n    k = 2\n    if x[0] > 0:\n        {then}\n    else:\n        {orelse}\n"
+        f"    return x * m, k\n"
+    )
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    ("helper", "use"),
+    [
+        ("def label_len(k):\n    return len(str(k))\n", "x * label_len(k)"),
+        ("def scale(k):\n    return 2 if isinstance(k, int) else 3\n", "x * scale(k)"),
+        ("def inv(k):\n    return 2 ** -k\n", "x * inv(k=k)"),
+        ("", "x * g()"),  # a closure reading it
+    ],
+)
+def test_a_python_value_made_traced_and_used_python_only_in_a_helper_is_refused(helper, use):
+    """The value given to a helper of the module (or read by a closure) that uses it Python's
+    way: `len(str(k))` there was a tracer's text (19, not 1). Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    closure = "    def g():\n        return len(str(k))\n" if not helper else ""
+    src = HEADER + helper + (
+        f"\n\ndef f(x):\n    k = 0\n    if x[0] > 0:\n        k = 1\n{closure}    return {use}\n"
+    )
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+def test_a_python_value_made_traced_given_to_a_helper_computing_with_it_converts():
+    src = HEADER + (
+        "def scale(x, k):\n    return x * k + 1\n\n\n"
+        "def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 2\n    return scale(x, k)\n"
+    )
+    c = convert(src)
+    assert not c.refusals, c.refusals
+
+
+def test_a_python_int_made_traced_and_used_as_an_array_value_still_converts():
+    """The checks do not refuse what jax computes as Python does: arithmetic with arrays, an
+    index into an array, a non-shape argument of a jax function."""
+    src = HEADER + (
+        "def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 2\n"
+        "    return x * k + x[k] + jnp.clip(x, 0, k) + jnp.where(x > k, k, 0)\n"
+    )
+    c = convert(src)
+    assert not c.refusals, c.refusals
+    assert "jnp.where(x[0] > 0, 2, k)" in c.text, c.text
+
+
+@pytest.mark.parametrize(
     "body",
     [
         # a name assigned from the Python value after the `if`

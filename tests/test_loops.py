@@ -2444,3 +2444,43 @@ def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
     )
     out = oracle.run(src, [(np.linspace(-1, 1, 40).astype(np.float32),)], name="f")
     assert out.kind in oracle.OK, out.report()
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "p = p * 50000 if x[i] > 0 else p",  # a ternary
+        "if x[i] > 0:\n            s = s + (p := p * 50000)",  # a walrus
+        "if x[i] > 0:\n            t = p * 50000\n            p = t",  # through another name
+    ],
+)
+def test_a_python_int_growing_by_products_through_other_forms_is_never_made_int32(step):
+    """`p = p * 50000 if c else p`, `(p := p * 50000)` and `t = p * 50000; p = t` grow `p` as
+    `p = p * 50000` does; they were not seen: eager 1.25e14, converted int32 -7.3e8. Now the
+    loop's assignments are followed as a graph: a path from `p` back to it through a product
+    grows it. The loop and the `if` stay Python (AJ932 / AJ918)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    p = 1\n    s = 0\n"
+        f"    for i in range(x.shape[0]):\n        {step}\n    return p\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 2.0, 3.0),), (f32(-1.0, 2.0, -3.0),)], name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
+
+
+def test_a_while_bounded_by_another_name_does_not_bound_a_growing_int():
+    """`while i < n and p > 0:` bounds `i`, not `p`: `p = p * 50000` in it wrapped in int32
+    (the loop stops when the wrapped value goes negative). Only a bound from above on the
+    name itself (`p < n`) keeps its products in range."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    p = 1\n    i = 0\n"
+        "    while i < x.shape[0] and p > 0:\n        if x[i] > 0:\n            p = p * 50000\n"
+        "        i += 1\n    return p, i\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 2.0, 3.0),), (f32(-1.0, 2.0, -3.0),)], name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals

@@ -8,14 +8,15 @@ functions, its `global` names) are computed once per function node."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gast
 
+from ..jaxapi import SHAPE_ARGUMENTS
 from ..scope import ModuleScope
 from .activity import expr_activity, function_free_reads, names_in
 from .statements import walk_statements
-from .values import Kind, dotted_name
+from .values import Kind, Value, dotted_name
 
 if TYPE_CHECKING:
     from . import FunctionAnalysis
@@ -59,10 +60,17 @@ def short_circuited_walrus(node) -> gast.NamedExpr | None:
     return None
 
 
-def zero_argument_super(stmts) -> gast.Call | None:
-    """A ``super()`` call with no arguments in ``stmts`` (not in a function defined there): it
-    finds its class and object from the function it is written in, which a generated branch or
-    loop body function is not."""
+def zero_argument_super(fn, stmts) -> gast.Call | None:
+    """A ``super()`` call with no arguments in ``stmts`` of ``fn`` (not in a function defined
+    there): it finds its class and object from the function it is written in, which a generated
+    branch or loop body function is not. (A function that never names `super`, found once per
+    function node, has none: generated code never calls it.)"""
+    names_super = fn.__dict__.get("_aj_names_super")
+    if names_super is None:
+        names_super = any(isinstance(n, gast.Name) and n.id == "super" for n in gast.walk(fn))
+        fn._aj_names_super = names_super
+    if not names_super:
+        return None
     for st in walk_statements(stmts):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
@@ -160,7 +168,17 @@ def effectful_call(fn, scope, block: list) -> str | None:
 
 def _changes_outside(fn) -> bool:
     """Whether a function (a gast or an ast node) declares `nonlocal`/`global`, or changes an
-    object held by a name it does not bind."""
+    object held by a name it does not bind. Found once per module function (an `ast` node,
+    which no converter changes; a gast one may be rewritten)."""
+    if isinstance(fn, gast.AST):
+        return _changes_outside_of(fn)
+    found = fn.__dict__.get("_aj_changes_outside")
+    if found is None:
+        found = fn._aj_changes_outside = _changes_outside_of(fn)
+    return found
+
+
+def _changes_outside_of(fn) -> bool:
     import ast as _ast
 
     own: set[str] = set()
@@ -243,37 +261,79 @@ def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | N
 _PYTHON_ONLY_CALLS = frozenset({"isinstance", "type", "str", "repr", "id", "hash", "format"})
 
 
+class ValueFacts(NamedTuple):
+    """What :func:`python_value_use` may ask of a function's analysis: the abstract value of an
+    expression at a statement, and the qualified name of a dotted name (`jnp.arange` ->
+    `jax.numpy.arange`)."""
+
+    value: Callable[[Any, Any], Value]
+    qualified: Callable[[str], str | None]
+    # a function of the user's by name, as gast, and whether it is a closure of the function
+    # (defined in it; else a function of the module)
+    helper: Callable[[str], tuple[Any, bool] | None] | None = None
+
+    def dtype(self, expr, stmt) -> str | None:
+        return self.value(expr, stmt).dtype
+
+
+def user_helper(fn, scope: ModuleScope, name: str) -> tuple[Any, bool] | None:
+    """The function ``name`` that ``fn`` calls, as gast, where the user wrote it, and whether
+    it is a `def` in ``fn`` (else a function of the module, converted once per node)."""
+    for st, fname, _reads in user_functions(fn):
+        if fname == name and isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            return st, True
+    node = scope.functions.get(name)
+    if node is None:
+        return None
+    found = node.__dict__.get("_aj_gast")
+    if found is None:
+        found = node._aj_gast = gast.ast_to_gast(node)
+    return found, False
+
+
 def python_value_use(
-    stmts: list, names: set[str], dtype_of: Callable[[Any, Any], str | None] | None = None
+    stmts: list, names: set[str], facts: ValueFacts | None = None, *, traced_errors: bool = False
 ) -> tuple[str, str] | None:
     """(name, what) for a use in ``stmts`` (their own expressions: a compound statement's head,
     not its body) of one of ``names`` (Python numbers or bools that a conversion makes traced
-    values), or of a name assigned from one of them there (`m = k + 1`), whose meaning is
-    Python's only: inside an `is` test, `isinstance`, `type`, `str` and the other text
-    builtins, a `format` / `%` of a string or an f-string field; an integer power of a Python
-    int (`2 ** -k`, `pow(2, k - 3)`: 0.25 of Python ints, 0 of int32); or, where
-    ``dtype_of(expr, statement)`` tells the kind of a value ('bool', 'int', 'float' or None),
-    arithmetic on two bools (`True + True` is 2; on traced booleans `+` is a logical or,
-    giving True) and `~` / unary `+` / `-` of one (`~True` is -2)."""
+    values), or of a name assigned from one of them there (`m = k + 1`, `for j in [k]`, a
+    comprehension's `j`), whose meaning is Python's only: inside an `is` test, `isinstance`,
+    `type`, `str` and the other text builtins, a `format` / `%` of a string or an f-string
+    field; an integer power or a left shift of a Python int (`2 ** -k`, `pow(2, k - 3)`,
+    `m **= -k`, `1 << k`: 0.25 of Python ints, 0 of int32; Python's ints never wrap); or, where
+    ``facts`` tells the kind of a value, arithmetic on two bools (`True + True` is 2; on traced
+    booleans `+` is a logical or, giving True) and `~` / unary `+` / `-` of one (`~True` is
+    -2). With ``traced_errors``, also the uses that jax cannot trace at all (they would fail
+    under jit instead): `range()`, `int()`, `math.*` and the other builtins that need a
+    Python number, `.bit_length()` and the other attributes of Python's numbers, a slice
+    bound, an index into a Python list, tuple or dict, an `in` test, a list or string
+    repeated, and a shape or size argument of a jax function."""
     if not names:
         return None
-    own = names
-    names = _assigned_from(stmts, names)  # (arithmetic on bools: of `names` themselves only)
+    names = _assigned_from(stmts, names)
+    dtype_of = facts.dtype if facts is not None else None
     for st in stmts:
+        if isinstance(st, gast.AugAssign) and isinstance(st.op, (gast.Pow, gast.LShift)):
+            if expr_activity(st.value).reads & names or (
+                isinstance(st.target, gast.Name) and st.target.id in names
+            ):
+                power = isinstance(st.op, gast.Pow)
+                if _python_int(st.target, st, dtype_of) or _python_int(st.value, st, dtype_of):
+                    name = next(iter(sorted(expr_activity(st.value).reads & names)), None)
+                    return name or st.target.id, "an integer power" if power else "a left shift"
         if (
             dtype_of is not None
             and isinstance(st, gast.AugAssign)
             and isinstance(st.op, _INT_ARITHMETIC)
         ):
-            found = _bool_arithmetic(st.target, st.value, st, own, dtype_of)
+            found = _bool_arithmetic(st.target, st.value, st, names, dtype_of)
             if found is not None:
                 return found, "arithmetic on bools"
-        roots = []
-        for _field, value in gast.iter_fields(st):
-            if isinstance(value, gast.expr):
-                roots.append(value)
-            elif isinstance(value, list):
-                roots += [v for v in value if isinstance(v, gast.expr)]
+        roots = _own_expressions(st)
+        if facts is not None and facts.helper is not None:
+            found = _use_in_closure(roots, names, facts, traced_errors)
+            if found is not None:
+                return found
         for root in roots:
             parents: dict[int, object] = {}
             for n in gast.walk(root):
@@ -284,7 +344,7 @@ def python_value_use(
                 ):
                     continue
                 node, parent = n, parents.get(id(n))
-                if dtype_of is not None and n.id in own:
+                if dtype_of is not None:
                     if (
                         isinstance(parent, gast.UnaryOp)
                         and isinstance(parent.op, (gast.Invert, gast.UAdd, gast.USub))
@@ -293,12 +353,16 @@ def python_value_use(
                         return n.id, "arithmetic on a bool"
                     if isinstance(parent, gast.BinOp) and isinstance(parent.op, _INT_ARITHMETIC):
                         other = parent.left if n is parent.right else parent.right
-                        if _bool_arithmetic(n, other, st, own, dtype_of) is not None:
+                        if _bool_arithmetic(n, other, st, names, dtype_of) is not None:
                             return n.id, "arithmetic on bools"
                 # (anywhere inside: `str(k + 10)`, `isinstance(k + 1, int)`, `f"{abs(k)}"`)
                 inner, up = node, parent
                 while up is not None:
                     sink = _python_only_sink(up, inner, parents)
+                    if sink is None and traced_errors:
+                        sink = _untraceable_use(up, inner, st, facts)
+                    if sink is None and facts is not None and facts.helper is not None:
+                        sink = _use_in_helper(up, inner, facts, traced_errors)
                     if sink is not None:
                         return n.id, sink
                     inner, up = up, parents.get(id(up))
@@ -308,12 +372,14 @@ def python_value_use(
                 inner, outer = node, parent
                 while isinstance(outer, gast.BinOp) and isinstance(outer.op, _INT_OPS):
                     inner, outer = outer, parents.get(id(outer))
-                if isinstance(outer, gast.BinOp) and isinstance(outer.op, gast.Pow):
+                if isinstance(outer, gast.BinOp) and isinstance(outer.op, (gast.Pow, gast.LShift)):
                     other = outer.left if inner is outer.right else outer.right
                     if (isinstance(other, gast.Constant) and type(other.value) is int) or (
                         dtype_of is not None and dtype_of(other, st) == "int"
                     ):
-                        return n.id, "an integer power"
+                        if isinstance(outer.op, gast.Pow):
+                            return n.id, "an integer power"
+                        return n.id, "a left shift"
                 if (
                     isinstance(outer, gast.Call)
                     and dotted_name(outer.func) in ("pow", "operator.pow")
@@ -321,6 +387,320 @@ def python_value_use(
                 ):
                     return n.id, "`pow()`"  # (Python ints of any size; int32 wraps)
     return None
+
+
+def int_constant(node) -> int | None:
+    """The value of an int written with literals only (`2**31`, `-(1 << 40)`, `10**9 + 7`)."""
+    if isinstance(node, gast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        v = int_constant(node.operand)
+        return None if v is None else (-v if isinstance(node.op, gast.USub) else v)
+    if isinstance(node, gast.BinOp):
+        a, b = int_constant(node.left), int_constant(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, gast.Add):
+            return a + b
+        if isinstance(node.op, gast.Sub):
+            return a - b
+        if isinstance(node.op, gast.Mult):
+            return a * b
+        if isinstance(node.op, gast.Pow) and 0 <= b <= 256 and abs(a) <= 2**16:
+            return a**b
+        if isinstance(node.op, gast.LShift) and 0 <= b <= 256:
+            return a << b
+    return None
+
+
+
+_INT32 = (-(2**31), 2**31 - 1)
+
+Interval = tuple[int, int]
+
+
+def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
+    """For each of ``names`` that ``fn`` only ever gives ints written with literals (`k = 3`,
+    `k = 60 * 60 * 1000`, `k *= 10_000` outside a loop), the least and greatest of them: what
+    Python's int may hold there. A name bound otherwise (from a value, in a loop) is left out."""
+    out: dict[str, Interval] = {}
+    unknown: set[str] = set()
+    augmented: list = []
+
+    # (a stack, not a recursive closure: that is a reference cycle, which keeps the tree alive
+    # until the garbage collector runs)
+    todo: list[tuple[list, bool]] = [(fn.body, False)]
+    while todo:
+        stmts, in_loop = todo.pop()
+        for st in stmts:
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                unknown.update({st.name} & names)
+                continue
+            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(
+                st.targets[0], gast.Name
+            ):
+                name = st.targets[0].id
+                if name in names:
+                    v = int_constant(st.value)
+                    if v is None:
+                        unknown.add(name)
+                    else:
+                        lo, hi = out.get(name, (v, v))
+                        out[name] = (min(lo, v), max(hi, v))
+            elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+                if st.target.id in names:
+                    c = int_constant(st.value)
+                    if c is None or in_loop:
+                        unknown.add(st.target.id)
+                    else:
+                        augmented.append((st.target.id, st.op, c))
+            else:  # (any other binding: a `for` target, `:=`, `with ... as`, an import)
+                for root in _own_expressions(st):
+                    unknown.update(_stored_names(root) & names)
+                for item in getattr(st, "items", None) or []:
+                    if getattr(item, "optional_vars", None) is not None:
+                        unknown.update(_stored_names(item.optional_vars) & names)
+                if isinstance(st, (gast.Import, gast.ImportFrom)):
+                    unknown.update({(a.asname or a.name).split(".")[0] for a in st.names} & names)
+            inner = in_loop or isinstance(st, (gast.For, gast.AsyncFor, gast.While))
+            for field in ("body", "orelse", "finalbody"):
+                todo.append((getattr(st, field, None) or [], inner))
+            for h in getattr(st, "handlers", None) or []:
+                if isinstance(h.name, gast.AST):
+                    unknown.update(_stored_names(h.name) & names)
+                todo.append((h.body, inner))
+            for case in getattr(st, "cases", None) or []:
+                todo.append((case.body, inner))
+    for name, op, c in augmented:  # (each once: none of them is in a loop)
+        if name in out and name not in unknown:
+            now = _apply(op, out[name], (c, c))
+            if now is None:
+                unknown.add(name)
+            else:
+                lo, hi = out[name]
+                out[name] = (min(lo, now[0]), max(hi, now[1]))
+    return {n: r for n, r in out.items() if n not in unknown}
+
+
+def _interval(ranges: dict[str, Interval], node) -> Interval | None:
+    """The least and greatest Python value of an int expression of literals and of names of
+    ``ranges`` (None where it is not one)."""
+    if isinstance(node, gast.Name):
+        return ranges.get(node.id)
+    v = int_constant(node)
+    if v is not None:
+        return v, v
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        a = _interval(ranges, node.operand)
+        return None if a is None else (-a[1], -a[0])
+    if isinstance(node, gast.BinOp):
+        a, b = _interval(ranges, node.left), _interval(ranges, node.right)
+        if a is not None and b is not None:
+            return _apply(node.op, a, b)
+    return None
+
+
+def _apply(op, a: Interval, b: Interval) -> Interval | None:
+    """The least and greatest of ``a op b`` for Python ints in the two ranges (None where the
+    operator is not one of + - * // << ** or the range would be too wide to compute)."""
+    if isinstance(op, gast.Add):
+        return a[0] + b[0], a[1] + b[1]
+    if isinstance(op, gast.Sub):
+        return a[0] - b[1], a[1] - b[0]
+    if isinstance(op, gast.Mult):
+        c = [x * y for x in a for y in b]
+        return min(c), max(c)
+    if isinstance(op, gast.LShift) and b[0] >= 0 and b[1] <= 1024:
+        c = [x << y for x in a for y in b]
+        return min(c), max(c)
+    if isinstance(op, gast.Pow) and b[0] >= 0 and b[1] <= 256 and max(map(abs, a)) <= 2**16:
+        c = [x**y for x in a for y in (b[0], b[1], min(b[1], b[0] + 1))]
+        return min(c), max(c)
+    return None
+
+
+def int32_overflow(stmts: list, ranges: dict[str, Interval]) -> tuple[str, str, Interval] | None:
+    """(name, expression, range) for an expression in ``stmts`` (in order: a name assigned
+    from one of ``ranges``' names there takes its range) computed from a name of ``ranges``
+    (Python ints of those ranges that a conversion makes int32 values) whose Python value may
+    leave int32's range: Python's ints never overflow; jax's int32 wraps."""
+    given, ranges = ranges, dict(ranges)
+    for name, r in sorted(given.items()):
+        if not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
+            return name, name, r
+
+    for st in stmts:
+        for root in _own_expressions(st):
+            for n in gast.walk(root):
+                if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
+                    continue
+                reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)}
+                if not reads & ranges.keys():
+                    continue
+                r = _interval(ranges, n)
+                if r is not None and not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
+                    return sorted(reads & ranges.keys())[0], gast.unparse(n).strip(), r
+        if isinstance(st, gast.Assign) and len(st.targets) == 1:
+            t = st.targets[0]
+            if isinstance(t, gast.Name) and t.id not in given:  # (those: every value's range)
+                r = _interval(ranges, st.value)
+                if r is not None and expr_activity(st.value).reads & ranges.keys():
+                    ranges[t.id] = r
+                else:
+                    ranges.pop(t.id, None)
+        elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+            name = st.target.id
+            if name in ranges and name not in given:
+                r = _interval(ranges, st.value)
+                now = _apply(st.op, ranges[name], r) if r is not None else None
+                if now is not None and not (_INT32[0] <= now[0] and now[1] <= _INT32[1]):
+                    return name, gast.unparse(st).strip(), now
+                ranges.pop(name, None)
+    return None
+
+
+def _own_expressions(st) -> list:
+    """The expressions of a statement itself (a compound statement's head, not its body)."""
+    out = []
+    for _field, value in gast.iter_fields(st):
+        if isinstance(value, gast.expr):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [v for v in value if isinstance(v, gast.expr)]
+    return out
+
+
+def _python_int(node, st, dtype_of) -> bool:
+    """An int literal, or an expression whose dtype the analysis tells is int."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    return dtype_of is not None and dtype_of(node, st) == "int"
+
+
+# builtins (and `math`) that need a Python number: a traced one raises under jit
+_NUMBER_CALLS = frozenset({"range", "int", "float", "bool", "complex", "sorted", "max", "min"})
+# attributes of Python's ints and floats that a jax array does not have
+_NUMBER_ATTRIBUTES = frozenset(
+    {"bit_length", "bit_count", "to_bytes", "is_integer", "as_integer_ratio", "numerator",
+     "denominator", "hex", "fromhex"}
+)  # fmt: skip
+# literal Python containers: indexed by, repeated by or testing membership of a traced value
+_PYTHON_CONTAINERS = (
+    gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp
+)  # fmt: skip
+
+
+def _untraceable_use(node, child, st, facts: ValueFacts | None) -> str | None:
+    """What makes ``node`` (an ancestor of a use, ``child`` the one of its children on the way)
+    need a Python number, which jax cannot trace: None where a traced value serves."""
+    if isinstance(node, gast.Call) and child is not node.func:
+        name = dotted_name(node.func)
+        if name in _NUMBER_CALLS or (name or "").startswith("math."):
+            return f"`{name}()`"
+        if isinstance(node.func, gast.Attribute) and node.func.attr in ("count", "index"):
+            return f"`.{node.func.attr}()`"
+        if facts is not None and name is not None:
+            qual = facts.qualified(name) or ""
+            spec = SHAPE_ARGUMENTS.get(qual)
+            if spec is not None:
+                positions, keywords = spec
+                at = next((k for k, a in enumerate(node.args) if a is child), None)
+                if (at is not None and (positions == "*" or at in positions)) or any(
+                    child in (kw, kw.value) and kw.arg in keywords for kw in node.keywords
+                ):
+                    return f"a shape or size argument of `{name}()`"
+    if isinstance(node, gast.Attribute) and node.attr in _NUMBER_ATTRIBUTES:
+        return f"`.{node.attr}`"
+    if (
+        isinstance(node, gast.Attribute)
+        and node.attr in ("count", "index")
+        and _python_container(node.value, st, facts)
+    ):
+        return f"`.{node.attr}()` of a Python list"  # (`[k, j].count(True)` compares with `==`)
+    if isinstance(node, gast.Slice):
+        return "a slice bound"
+    if isinstance(node, gast.Compare) and any(
+        isinstance(op, (gast.In, gast.NotIn)) for op in node.ops
+    ):
+        return "an `in` test"
+    if isinstance(node, gast.Subscript) and child is node.slice:
+        if _python_container(node.value, st, facts):
+            return "an index into a Python list, tuple or dict"
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        other = node.left if child is node.right else node.right
+        if _python_container(other, st, facts) or (
+            isinstance(other, gast.Constant) and isinstance(other.value, (str, bytes))
+        ):
+            return "a list or string repeated"
+    return None
+
+
+def _use_in_helper(call, arg, facts: ValueFacts, traced_errors: bool) -> str | None:
+    """Where ``arg`` is an argument of ``call``, a call of a function of the user's: the
+    Python-only use of its parameter there (its own uses; the helper's helpers are not
+    followed, nor its dtypes)."""
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)):
+        return None
+    assert facts.helper is not None
+    at = next((k for k, a in enumerate(call.args) if a is arg), None)
+    keyword = next((kw.arg for kw in call.keywords if arg in (kw, kw.value)), None)
+    if at is None and keyword is None:
+        return None
+    found = facts.helper(call.func.id)
+    if found is None:
+        return None
+    helper = found[0]
+    params = [*helper.args.posonlyargs, *helper.args.args]
+    if at is not None:
+        param = params[at].id if at < len(params) else None
+    else:
+        names = [p.id for p in (*params, *helper.args.kwonlyargs)]
+        param = keyword if keyword in names else None
+    if param is None:
+        return None
+    use = python_value_use(
+        list(walk_statements(helper.body)), {param}, None, traced_errors=traced_errors
+    )
+    if use is None:
+        return None
+    return f"{use[1]} in `{call.func.id}()` (its parameter `{param}`)"
+
+
+def _use_in_closure(roots: list, names: set[str], facts: ValueFacts, traced_errors: bool):
+    """(name, what) for a closure of the function called in ``roots`` that reads one of
+    ``names`` Python's way (its own uses)."""
+    assert facts.helper is not None
+    for root in roots:
+        for n in gast.walk(root):
+            if not (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)):
+                continue
+            found = facts.helper(n.func.id)
+            if found is None or not found[1]:
+                continue
+            read = function_free_reads(found[0]) & names
+            use = (
+                python_value_use(
+                    list(walk_statements(found[0].body)), read, None, traced_errors=traced_errors
+                )
+                if read
+                else None
+            )
+            if use is not None:
+                return use[0], f"{use[1]} in the closure `{n.func.id}()`"
+    return None
+
+
+def _python_container(node, st, facts: ValueFacts | None) -> bool:
+    """Whether ``node`` is a Python list, tuple, dict or string (written so, or by the
+    analysis), never a jax array."""
+    if isinstance(node, _PYTHON_CONTAINERS) or (
+        isinstance(node, gast.Constant) and isinstance(node.value, (str, bytes))
+    ):
+        return True
+    if facts is None:
+        return False
+    v = facts.value(node, st)
+    return v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY) or (v.static and v.scalar is False)
 
 
 # builtins whose result from a number is Python's own: text, a type, a hash
@@ -374,20 +754,24 @@ def _assigned_from(stmts: list, names: set[str]) -> set[str]:
             for n in gast.walk(st) if isinstance(st, gast.expr) else _own_nodes(st):
                 if isinstance(n, gast.NamedExpr) and expr_activity(n.value).reads & out:
                     more.add(n.target.id)
+                elif isinstance(n, gast.comprehension) and expr_activity(n.iter).reads & out:
+                    more |= _stored_names(n.target)
+            if isinstance(st, (gast.For, gast.AsyncFor)) and expr_activity(st.iter).reads & out:
+                more |= _stored_names(st.target)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 value = st.value
                 if value is not None and expr_activity(value).reads & out:
                     targets = st.targets if isinstance(st, gast.Assign) else [st.target]
                     for t in targets:
-                        more |= {
-                            x.id
-                            for x in gast.walk(t)
-                            if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
-                        }
+                        more |= _stored_names(t)
         if more <= out:
             break
         out |= more
     return out
+
+
+def _stored_names(target) -> set[str]:
+    return {x.id for x in gast.walk(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)}
 
 
 def _own_nodes(st):
@@ -511,53 +895,73 @@ def effect_in(fn, scope: ModuleScope, an: FunctionAnalysis, parts: list, stmt) -
 
 
 def grows_geometrically(loop, name: str) -> bool:
-    """Whether the loop makes ``name`` grow geometrically: assigns it a product, power or shift
-    of itself anywhere in the value (`fact = fact * k`, `p *= 2`, `c = 2 * c + 1`,
-    `c = (c << 1) | 1`), a sum of itself (`c = c + c`, `c += c`), or, in a tuple assignment, a
-    sum of two names the loop assigns (`a, b = b, a + b`)."""
-    growing = (gast.Mult, gast.Pow, gast.LShift)
+    """Whether the loop makes ``name`` grow geometrically: a chain of its assignments leads from
+    ``name`` back to it through a product, power or shift (`fact = fact * k`, `p *= 2`,
+    `c = 2 * c + 1`, `c = (c << 1) | 1`, `p = p * k if c else p`, `(p := p * k)`, `t = p * k`
+    then `p = t`) or through a sum of a name with itself (`c = c + c`, `c += c`), or, in a
+    tuple assignment, a sum of two names the loop assigns (`a, b = b, a + b`)."""
+    edges: dict[str, list[tuple[str, bool]]] = {}  # source -> (target, through a product)
     written = None
+
+    def assigned(target: str, value, op=None) -> None:
+        reads = expr_activity(value).reads | ({target} if op is not None else set())
+        growing = _growing_reads(value)
+        if op is not None and (
+            isinstance(op, (gast.Mult, gast.Pow, gast.LShift))
+            or (isinstance(op, gast.Add) and target in expr_activity(value).reads)
+        ):
+            growing |= {target} | expr_activity(value).reads
+        for r in reads:
+            edges.setdefault(r, []).append((target, r in growing))
+
     for st in walk_statements(loop.body):
-        if isinstance(st, gast.AugAssign):
-            if not (isinstance(st.target, gast.Name) and st.target.id == name):
-                continue
-            if isinstance(st.op, growing) or (
-                isinstance(st.op, gast.Add) and name in expr_activity(st.value).reads
-            ):
-                return True
-            value = st.value
+        for root in _own_expressions(st):
+            for n in gast.walk(root):
+                if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
+                    assigned(n.target.id, n.value)
+        if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+            assigned(st.target.id, st.value, st.op)
         elif isinstance(st, gast.Assign) and len(st.targets) == 1:
             target, value = st.targets[0], st.value
-            if isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple):
-                pairs = [
-                    (t, v)
-                    for t, v in zip(target.elts, value.elts, strict=False)
-                    if isinstance(t, gast.Name) and t.id == name
-                ]
-                if not pairs:
-                    continue
-                value = pairs[0][1]
-                if written is None:
-                    written = _loop_writes(loop)
-                if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
-                    if len(expr_activity(value).reads & written) >= 2:
-                        return True  # (`a, b = b, a + b`)
-            elif not (isinstance(target, gast.Name) and target.id == name):
-                continue
-        else:
-            continue
-        for n in gast.walk(value):
-            if not isinstance(n, gast.BinOp):
-                continue
-            if isinstance(n.op, growing) and name in expr_activity(n).reads:
+            if isinstance(target, gast.Name):
+                assigned(target.id, value)
+            elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple):
+                for t, v in zip(target.elts, value.elts, strict=False):
+                    if not isinstance(t, gast.Name):
+                        continue
+                    assigned(t.id, v)
+                    if t.id == name and isinstance(v, gast.BinOp) and isinstance(v.op, gast.Add):
+                        if written is None:
+                            written = _loop_writes(loop)
+                        if len(expr_activity(v).reads & written) >= 2:
+                            return True  # (`a, b = b, a + b`)
+    # a path from `name` back to itself with a product on it
+    seen = {(name, False)}
+    todo = [(name, False)]
+    while todo:
+        at, grew = todo.pop()
+        for target, growing in edges.get(at, ()):
+            state = (target, grew or growing)
+            if state == (name, True):
                 return True
-            if (
-                isinstance(n.op, gast.Add)
-                and name in expr_activity(n.left).reads
-                and name in expr_activity(n.right).reads
-            ):
-                return True
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
     return False
+
+
+def _growing_reads(value) -> set[str]:
+    """The names that ``value`` reads inside a product, power or shift, or on both sides of a
+    sum (`c + c`)."""
+    out: set[str] = set()
+    for n in gast.walk(value):
+        if not isinstance(n, gast.BinOp):
+            continue
+        if isinstance(n.op, (gast.Mult, gast.Pow, gast.LShift)):
+            out |= expr_activity(n).reads
+        elif isinstance(n.op, gast.Add):
+            out |= expr_activity(n.left).reads & expr_activity(n.right).reads
+    return out
 
 
 def _loop_writes(loop) -> set[str]:

@@ -37,17 +37,22 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
 from ..analysis.effects import (
+    ValueFacts,
     container_change,
     declared_outer,
     effect_in,
     effectful_call,
     grows_geometrically,
+    int32_overflow,
+    int_constant,
+    int_ranges,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
     statements_after,
+    user_helper,
     walrus_in,
     zero_argument_super,
 )
@@ -153,6 +158,7 @@ class _Conditionals:
         ifs = list(_ifs_post_order(self.ctx.fn.body))
         for s, _block in ifs:
             self.end_env[s] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
+        self.ancestors = _ancestors(self.ctx.fn.body)  # (a ternary's loops, below)
         self._rewrite_expressions()
         self._find_switch_chains(ifs)
         ancestors = self.ancestors = _ancestors(self.ctx.fn.body)
@@ -281,8 +287,10 @@ class _Conditionals:
     def value(self, expr, stmt) -> Value:
         return self.an.value(expr, self.stand_in.get(stmt, stmt))
 
-    def _dtype_of(self, expr, stmt) -> str | None:
-        return self.value(expr, stmt).dtype
+    @property
+    def _facts(self) -> ValueFacts:
+        fn, scope = self.ctx.fn, self.ctx.scope
+        return ValueFacts(self.value, scope.qualified, lambda name: user_helper(fn, scope, name))
 
     @property
     def jnp(self) -> str:
@@ -717,7 +725,7 @@ class _Conditionals:
                 f"once); as a traced predicate it would run on every path, or twice: assign its "
                 f"value in a statement before the `if`",
             )
-        if zero_argument_super(s.body + s.orelse) is not None:
+        if zero_argument_super(self.ctx.fn, s.body + s.orelse) is not None:
             raise _Refused(
                 "AJ914",
                 s,
@@ -739,6 +747,26 @@ class _Conditionals:
         for st in _walk(s.body + s.orelse):  # (`found = True` in a branch: a Python value too)
             if isinstance(st, gast.Assign) and self.value(st.value, st).static:
                 python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
+        wide = next(
+            (
+                (t.id, value)
+                for st in walk_statements(self.ctx.fn.body)
+                if isinstance(st, gast.Assign)
+                for t in st.targets
+                if isinstance(t, gast.Name) and t.id in python_values
+                for value in [int_constant(st.value)]
+                if value is not None and not -(2**31) <= value < 2**31
+            ),
+            None,
+        )
+        if wide is not None:
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{wide[0]}` is given the Python int {wide[1]}, which does not fit in int32; "
+                f"the traced condition `{self._src(s.test)}` would make it a traced int32 value "
+                f"(jax rejects the int): give it a float value if that is meant",
+            )
         after = statements_after(self.ctx.fn, s)
         # in a loop, a name that enters it as a Python value (`e = 0` before the loop) is made
         # traced by this `if` on the first iteration, and every statement of the loop (the
@@ -770,16 +798,40 @@ class _Conditionals:
                     if id(st) not in seen and st is not s
                 ]
         use = (
-            python_value_use(after, python_values, self._dtype_of) if python_values else None
+            python_value_use(after, python_values, self._facts, traced_errors=True)
+            if python_values
+            else None
         )
+        where = "after the `if`"
+        if use is None:
+            # (a name bound before and rebound in a branch is an operand of the branch
+            # functions: a traced value in both of them, before its rebinding too)
+            reads = self.an.activity.of_block(s.body + s.orelse).reads
+            operands = python_values & env.keys() & reads
+            branches = list(walk_statements(s.body + s.orelse))
+            if operands:
+                use = python_value_use(branches, operands, self._facts, traced_errors=True)
+                where = "in a branch (an operand of the branch functions there)"
         if use is not None:
             raise _Refused(
                 "AJ918",
                 s,
                 f"`{use[0]}` holds a Python value that the traced condition "
-                f"`{self._src(s.test)}` would make a traced one, and {use[1]} reads it after "
-                f"the `if` (a traced value is never `True`, nor an `int`); give it an array "
-                f"value before, or test it with jnp",
+                f"`{self._src(s.test)}` would make a traced one, and {use[1]} reads it {where} "
+                f"(a traced value is never `True`, nor an `int`); give it an array value "
+                f"before, or test it with jnp",
+            )
+        ranges = int_ranges(self.ctx.fn, python_values)
+        over = int32_overflow([s, *walk_statements(s.body + s.orelse), *after], ranges)
+        if over is not None:
+            name, expr, (lo, hi) = over
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{expr}` reaches {lo if abs(lo) > abs(hi) else hi} from the Python int "
+                f"`{name}`, past int32 (Python's ints never overflow); the traced condition "
+                f"`{self._src(s.test)}` would make it an int32 value, which wraps: make `{name}` "
+                f"a float if that is meant",
             )
         stale = stale_closure_read(self.ctx.fn, s.body + s.orelse, branch_writes)
         if stale is not None:
@@ -1970,12 +2022,22 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             and st.value is node
             and len(st.targets) == 1
             and isinstance(st.targets[0], gast.Name)
-            and c.value(node.body, st).static
-            and c.value(node.orelse, st).static
         ):
             return None
+        name = st.targets[0].id
+        # (in a loop that makes it grow: a Python int on entry, whose products the analysis
+        # already holds for traced values)
+        for loop in c.ancestors.get(id(st), ()):
+            if not isinstance(loop, (gast.For, gast.While)):
+                continue
+            entry = c.an.env_before(loop).get(name)
+            if entry is not None and entry.static and entry.dtype == "int":
+                if grows_geometrically(loop, name):
+                    return name, "a product in the loop around it (int32 wraps past 2**31)"
+        if not (c.value(node.body, st).static and c.value(node.orelse, st).static):
+            return None
         return python_value_use(
-            statements_after(c.ctx.fn, st), {st.targets[0].id}, c._dtype_of
+            statements_after(c.ctx.fn, st), {name}, c._facts, traced_errors=True
         )
 
     def visit_BoolOp(self, node):
@@ -2006,6 +2068,16 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if len(rest) == 1:
             return node  # `S and T`, `S` static: Python reads `S`, then gives `S` or `T` as is
         op = "or" if isinstance(node.op, gast.Or) else "and"
+        dtypes = {v.dtype for v in rest_vals}
+        if None not in dtypes and len(dtypes) > 1 and not any(map(_number_literal, rest)):
+            # `flag and x`: Python gives the bool or the float array, by the value; one traced
+            # value has one dtype (a number literal is promoted below, as eager `a or 1` does)
+            self._keep_python_boolop(
+                node,
+                f"its operands are of different types ({', '.join(sorted(dtypes))}) and Python "
+                f"gives one or the other, by the value, where a traced result has one dtype",
+            )
+            return node
         named = next((w for w in map(walrus_in, rest[1:]) if w is not None), None)
         if named is not None:
             c.ctx.refuse(

@@ -42,6 +42,7 @@ from ..analysis.activity import ActivityAnalysis, expr_activity
 from ..analysis.dataflow import Liveness
 from ..analysis.effects import (
     CHANGING_METHODS,
+    ValueFacts,
     closures_outside,
     container_change,
     declared_outer,
@@ -1032,7 +1033,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"it before every iteration, a converted loop's condition function is traced once "
             f"(the loop would not end, or end elsewhere); left as Python",
         )
-    if zero_argument_super(loop.body) is not None:
+    if zero_argument_super(ctx.fn, loop.body) is not None:
         return (
             "AJ931",
             loop,
@@ -1649,6 +1650,23 @@ def _static_index_use(
     return None
 
 
+def _bounded_above(test, name: str) -> bool:
+    """Whether the loop condition ``test`` holds only while ``name`` is below a bound (`k < n`,
+    `n >= k`, one of them in an `and`): a product of it stays in the bound's range."""
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+        return any(_bounded_above(v, name) for v in test.values)
+    if isinstance(test, gast.Call) and (dotted_name(test.func) or "").endswith("logical_and"):
+        return any(_bounded_above(v, name) for v in test.args)  # (a break flag's test)
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1):
+        return False
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(op, (gast.Lt, gast.LtE)):
+        return isinstance(left, gast.Name) and left.id == name
+    if isinstance(op, (gast.Gt, gast.GtE)):
+        return isinstance(right, gast.Name) and right.id == name
+    return False
+
+
 def _python_int(an: FunctionAnalysis, node, stmt) -> bool:
     """An int literal, or a name or expression the analysis holds for a Python int."""
     if isinstance(node, gast.Constant):
@@ -1822,7 +1840,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             python_value_use(
                 [*_own_statements(loop.body), *statements_after(ctx.fn, loop)],
                 {n},
-                lambda e, st: an.value(e, st).dtype,
+                ValueFacts(an.value, ctx.scope.qualified),
+                traced_errors=True,
             )
             if v.static
             else None
@@ -1836,7 +1855,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 f"powers are int32's); left as Python",
             )
             return False
-        bounded = isinstance(loop, gast.While) and n in expr_activity(loop.test).reads
+        bounded = isinstance(loop, gast.While) and _bounded_above(loop.test, n)
         if v.static and v.dtype == "int" and not bounded and grows_geometrically(loop, n):
             # (one the loop's condition bounds, `while k < n: k = k * 2`, stays in range)
             ctx.refuse(

@@ -1771,6 +1771,39 @@ def test_a_python_value_made_traced_given_to_a_helper_computing_with_it_converts
     assert not c.refusals, c.refusals
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    k = 0\n    if x[0] > 0:\n        k = 1.5\n    return k\n",
+        "    k = 1\n    if x[0] > 0:\n        k = True\n    return x, k\n",
+        "    k = 0\n    if x[0] > 0:\n        k = 1.5\n    m = k + 1\n    return m\n",
+        "    k = 0 if x[0] > 0 else 1.5\n    return k\n",
+        "    k = True\n    if x[0] > 0:\n        k = False\n    return x * abs(k)\n",
+    ],
+)
+def test_a_python_value_of_two_types_returned_as_it_is_is_refused(body):
+    """`k = 0` on one path and `k = 1.5` on the other, returned: eager gives the int 0 or the
+    float 1.5, the converted function float32 on both paths (and `abs(True)` is the int 1,
+    `abs` of a jax bool a bool). Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n" + body
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+def test_a_python_value_of_two_types_used_with_an_array_converts():
+    """`scale = 1` / `scale = 0.5` then `x * scale`: the array's dtype decides, as in Python."""
+    src = HEADER + (
+        "def f(x):\n    scale = 1\n    if x[0] > 0:\n        scale = 0.5\n    return x * scale\n"
+    )
+    c = convert(src)
+    assert not c.refusals, c.refusals
+    assert "jnp.where(x[0] > 0, 0.5, scale)" in c.text, c.text
+
+
 def test_a_python_int_made_traced_and_used_as_an_array_value_still_converts():
     """The checks do not refuse what jax computes as Python does: arithmetic with arrays, an
     index into an array, a non-shape argument of a jax function."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gast
 
-from ..jaxapi import SHAPE_ARGUMENTS
+from ..jaxapi import SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
 from ..scope import ModuleScope
 from .activity import expr_activity, function_free_reads, names_in
 from .statements import walk_statements
@@ -346,11 +346,13 @@ def python_value_use(
                 node, parent = n, parents.get(id(n))
                 if dtype_of is not None:
                     if (
-                        isinstance(parent, gast.UnaryOp)
-                        and isinstance(parent.op, (gast.Invert, gast.UAdd, gast.USub))
-                        and dtype_of(n, st) == "bool"
-                    ):
-                        return n.id, "arithmetic on a bool"
+                        (
+                            isinstance(parent, gast.UnaryOp)
+                            and isinstance(parent.op, (gast.Invert, gast.UAdd, gast.USub))
+                        )
+                        or (isinstance(parent, gast.Call) and dotted_name(parent.func) == "abs")
+                    ) and dtype_of(n, st) == "bool":
+                        return n.id, "arithmetic on a bool"  # (`abs(True)` is the int 1)
                     if isinstance(parent, gast.BinOp) and isinstance(parent.op, _INT_ARITHMETIC):
                         other = parent.left if n is parent.right else parent.right
                         if _bool_arithmetic(n, other, st, names, dtype_of) is not None:
@@ -358,6 +360,8 @@ def python_value_use(
                 # (anywhere inside: `str(k + 10)`, `isinstance(k + 1, int)`, `f"{abs(k)}"`)
                 inner, up = node, parent
                 while up is not None:
+                    if isinstance(up, gast.Attribute) and up.attr in STATIC_ATTRIBUTES:
+                        break  # (`y.dtype` of an array: a Python value whatever `y` is)
                     sink = _python_only_sink(up, inner, parents)
                     if sink is None and traced_errors:
                         sink = _untraceable_use(up, inner, st, facts)
@@ -570,6 +574,47 @@ def _own_expressions(st) -> list:
     return out
 
 
+def returned_as_is(stmts: list, names: set[str]) -> str | None:
+    """One of ``names`` that a `return` in ``stmts`` gives back as it is, or in a tuple, list
+    or dict, or through arithmetic with literals only (`return k`, `return x, k + 1`), also
+    through a name assigned so: where its Python type differs by path (`k = 0` / `k = 1.5`),
+    eager code returns that path's type, a converted one a single dtype. Arithmetic with
+    another value (`x * k`) takes that value's dtype and is not followed."""
+    names = set(names)
+    for st in stmts:
+        if isinstance(st, gast.Assign) and len(st.targets) == 1:
+            target = st.targets[0]
+            if isinstance(target, gast.Name):
+                if _as_is(st.value, names):
+                    names.add(target.id)
+                else:
+                    names.discard(target.id)
+        elif isinstance(st, gast.Return) and st.value is not None:
+            found = _as_is(st.value, names)
+            if found:
+                return found
+    return None
+
+
+def _as_is(node, names: set[str]) -> str | None:
+    if isinstance(node, gast.Name):
+        return node.id if node.id in names else None
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return next((f for f in (_as_is(e, names) for e in node.elts) if f), None)
+    if isinstance(node, gast.Dict):
+        return next((f for f in (_as_is(v, names) for v in node.values) if f), None)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _as_is(node.operand, names)
+    if isinstance(node, gast.BinOp):
+        left, right = _as_is(node.left, names), _as_is(node.right, names)
+        other = node.right if left else node.left
+        if (left or right) and (
+            isinstance(other, gast.Constant) or _as_is(other, names) is not None
+        ):
+            return left or right
+    return None
+
+
 def _python_int(node, st, dtype_of) -> bool:
     """An int literal, or an expression whose dtype the analysis tells is int."""
     if isinstance(node, gast.Constant):
@@ -760,13 +805,34 @@ def _assigned_from(stmts: list, names: set[str]) -> set[str]:
                 more |= _stored_names(st.target)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 value = st.value
-                if value is not None and expr_activity(value).reads & out:
+                if value is not None and _value_reads(value) & out:
                     targets = st.targets if isinstance(st, gast.Assign) else [st.target]
                     for t in targets:
                         more |= _stored_names(t)
         if more <= out:
             break
         out |= more
+    return out
+
+
+def _value_reads(node) -> set[str]:
+    """The names whose value ``node`` computes with: not those only in an index (`x[i]`,
+    `y.at[i].set(v)` give an element of an array, not the index), nor only under a static
+    attribute (`y.shape`)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, gast.Load):
+                out.add(n.id)
+            continue
+        if isinstance(n, gast.Subscript):
+            todo.append(n.value)
+            continue
+        if isinstance(n, gast.Attribute) and n.attr in STATIC_ATTRIBUTES:
+            continue
+        todo.extend(gast.iter_child_nodes(n))
     return out
 
 

@@ -48,6 +48,7 @@ from ..analysis.effects import (
     int_ranges,
     python_value_use,
     read_by_closures,
+    returned_as_is,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
@@ -705,6 +706,25 @@ class _Conditionals:
         else:
             self._assigning_if(s, block, prefix, op, rest)
 
+    def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
+        """The names of ``python_values`` whose Python type ('bool', 'int', 'float') differs
+        between the paths of ``s``, with those types."""
+        types: dict[str, set[str | None]] = {}
+        for st in _walk(s.body + s.orelse):
+            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
+                for t in st.targets:
+                    if isinstance(t, gast.Name) and t.id in python_values:
+                        types.setdefault(t.id, set()).add(self.value(st.value, st).dtype)
+        both = self.an.activity.of_block(s.body).writes & self.an.activity.of_block(s.orelse).writes
+        for n in types:  # (a path that does not assign it keeps the value from before)
+            if n not in both:
+                types[n].add(env[n].dtype if n in env and env[n].static else None)
+        return {
+            n: {t for t in ts if t is not None}
+            for n, ts in types.items()
+            if None not in ts and len(ts) > 1
+        }
+
     def _check_branches(self, s) -> None:
         named = short_circuited_walrus(s.test)
         if named is not None:
@@ -820,6 +840,18 @@ class _Conditionals:
                 f"`{self._src(s.test)}` would make a traced one, and {use[1]} reads it {where} "
                 f"(a traced value is never `True`, nor an `int`); give it an array value "
                 f"before, or test it with jnp",
+            )
+        mixed = self._mixed_python_types(s, env, python_values)
+        returned = returned_as_is(after, mixed) if mixed else None
+        if returned is not None:
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{returned}` is given Python values of different types "
+                f"({', '.join(sorted(mixed.get(returned) or set().union(*mixed.values())))}) "
+                f"on the paths of the traced condition "
+                f"`{self._src(s.test)}` and returned as it is: Python returns each path's type, "
+                f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
             )
         ranges = int_ranges(self.ctx.fn, python_values)
         over = int32_overflow([s, *walk_statements(s.body + s.orelse), *after], ranges)
@@ -2034,11 +2066,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             if entry is not None and entry.static and entry.dtype == "int":
                 if grows_geometrically(loop, name):
                     return name, "a product in the loop around it (int32 wraps past 2**31)"
-        if not (c.value(node.body, st).static and c.value(node.orelse, st).static):
+        body, orelse = c.value(node.body, st), c.value(node.orelse, st)
+        if not (body.static and orelse.static):
             return None
-        return python_value_use(
-            statements_after(c.ctx.fn, st), {name}, c._facts, traced_errors=True
-        )
+        after = statements_after(c.ctx.fn, st)
+        if body.dtype and orelse.dtype and body.dtype != orelse.dtype:
+            if returned_as_is(after, {name}):
+                return name, (
+                    f"a `return` giving it as it is ({body.dtype} on one path, {orelse.dtype} "
+                    f"on the other: a traced value has one dtype)"
+                )
+        return python_value_use(after, {name}, c._facts, traced_errors=True)
 
     def visit_BoolOp(self, node):
         vals = [self.conv.value(v, self.stmt) for v in node.values]

@@ -1569,3 +1569,19 @@ def test_a_loop_over_lists_updating_another_list_converts_the_same_twice():
     text = path.read_text(encoding="utf-8")
     once = autojit.convert_source(text, "mlir.py")
     assert autojit.convert_source(once.text, "mlir.py").text == once.text
+
+
+def test_an_array_updated_at_a_python_index_is_no_python_number() -> None:
+    """Soak seed 10001: `y[i] -= ...` then `y[x > s] = 2.0` in a loop whose `i` a traced `if`
+    makes traced: `y = y.at[i].set(...)` was followed as a name holding `i`'s value, and the
+    generated `jnp.asarray(2.0, y.dtype)` read as a shape use of it (AJ932: the loop stayed
+    Python, and converting the output again converted it: not idempotent). An index, and a
+    static attribute, carry no Python number."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = x[0]\n"
+        "    for i in range(k):\n        if k >= n - 2:\n            y[i] -= a * 2.0\n"
+        "            y[x > s] = 2.0\n    return x, y\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert "AJ932" not in " ".join(out.refusals), out.refusals

@@ -2484,3 +2484,21 @@ def test_a_while_bounded_by_another_name_does_not_bound_a_growing_int():
     out = oracle.run(src, [(f32(1.0, 2.0, 3.0),), (f32(-1.0, 2.0, -3.0),)], name="f")
     assert out.kind in oracle.OK, out.report()
     assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
+
+
+def test_an_inner_loop_updating_an_array_its_outer_loop_iterates_through_a_view_stays_python():
+    """`for j in x[::-1]:` around `for m in range(n): x[i] -= 1.0`: the outer loop is refused
+    (AJ932: NumPy's iteration of a view reads the updated values), but the inner loop was
+    converted first, to `x = lax.fori_loop(...)`: the outer loop, left as Python, iterated an
+    array that no longer changed (other values), and converting the output again converted it
+    (not idempotent). The inner loop stays Python too."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, k):\n    n = x.shape[0]\n    acc = 0.0\n"
+        "    for i in range(k):\n        for j in x[::-1]:\n            acc = acc + j\n"
+        "            for m in range(n):\n                x[i] -= 1.0\n    return x, acc\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 2.0, 3.0), f32(0.0, 0.0, 0.0), 2)], name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "fori_loop" not in out.converted, out.converted

@@ -136,7 +136,7 @@ def _convert_function(ctx: Context) -> None:
     # freed, and a new loop made later could get its id, and be skipped or take its plan)
     done: set[gast.AST] = set()
     forced: dict[gast.AST, _Plan] = {}
-    mixed = _mixed_iteration_loops(ctx.fn.body)
+    mixed = _mixed_iteration_loops(ctx, ctx.fn.body)
     while True:
         found = _next_loop(ctx.fn.body, done)
         if found is None:
@@ -148,8 +148,9 @@ def _convert_function(ctx: Context) -> None:
             ctx.refuse(
                 "AJ932",
                 loop,
-                f"inside the `for` at line {line}, which both updates items of the array it "
-                f"iterates over and rebinds it: left as Python",
+                f"inside the `for` at line {line}, which iterates over `{name}` (or an array "
+                f"that may share with it) while it changes: converted, this loop would rebind "
+                f"`{name}` where NumPy updates it in place; left as Python",
             )
             _keep_writes(loop.body, {name})
             continue
@@ -680,24 +681,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
     # the names whose arrays the iteration reads (`y`, `y[::-1]`, `reversed(y)`, `w` of `w = y`)
     # that the body writes (`y`, or `w` of `w = y`): NumPy's iteration reads the array as the
     # body leaves it at each step, a converted (or jax) iteration the array before the loop
-    env = an.env_before(loop)
-    viewed = views_of(loop.iter)
-    for n in list(viewed):
-        viewed.update(viewed_through(env, n))
-    writes = an.activity.of_block(loop.body).writes
-    updated = {
-        n for n in writes if n in viewed or viewed.intersection(viewed_through(env, n))
-    }
-    arrays = {n for n in writes - updated if (v := env.get(n)) is not None and v.traced}
-    if arrays and any(
-        _write_kind(st, n) == "item" for st in _own_statements(loop.body) for n in arrays
-    ):
-        # (`rows = list(x)`, `rows = [x[0], x[1]]`: an array the body updates items of that
-        # the may-share analysis joins with the iterated names)
-        shared = set().union(*(ctx.sharing().shared_with(n) for n in viewed))
-        updated |= arrays & shared
-    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
-    kinds.discard(None)
+    updated, kinds = _updated_while_iterated(ctx, an, loop)
     if found is None and "item" not in kinds:
         # a Python sequence (layers, parameters, names): iterating it while tracing is the
         # idiom, not a problem to report
@@ -771,6 +755,32 @@ def _restore_item_updates(ctx: Context, loop, names: set[str]) -> None:
 
 
 _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try)
+
+
+def _updated_while_iterated(ctx: Context, an: FunctionAnalysis, loop) -> tuple[set[str], set]:
+    """The names whose arrays a ``for`` iterates (`y`, `y[::-1]`, `reversed(y)`, `w` of
+    `w = y`) that its body writes, and how it writes them (:func:`_write_kind`): NumPy's
+    iteration reads the array as the body leaves it at each step, a converted (or jax)
+    iteration the array before the loop."""
+    env = an.env_before(loop)
+    viewed = views_of(loop.iter)
+    for n in list(viewed):
+        viewed.update(viewed_through(env, n))
+    writes = an.activity.of_block(loop.body).writes
+    updated = {
+        n for n in writes if n in viewed or viewed.intersection(viewed_through(env, n))
+    }
+    arrays = {n for n in writes - updated if (v := env.get(n)) is not None and v.traced}
+    if arrays and any(
+        _write_kind(st, n) == "item" for st in _own_statements(loop.body) for n in arrays
+    ):
+        # (`rows = list(x)`, `rows = [x[0], x[1]]`: an array the body updates items of that
+        # the may-share analysis joins with the iterated names)
+        shared = set().union(*(ctx.sharing().shared_with(n) for n in viewed))
+        updated |= arrays & shared
+    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
+    kinds.discard(None)
+    return updated, kinds
 
 
 def _write_kind(st, name: str) -> str | None:
@@ -860,15 +870,28 @@ def _keep_writes(stmts: list, names: set[str]) -> None:
             st._aj_refused = "AJ932"
 
 
-def _mixed_iteration_loops(stmts: list) -> dict[int, tuple[int, str]]:
+def _mixed_iteration_loops(ctx: Context, stmts: list) -> dict[int, tuple[int, str]]:
     """Loops inside a ``for v in y`` that both updates items of ``y`` and rebinds it, an item
-    update possibly first (id -> that ``for``'s line and the name). Such a ``for`` is left as Python (AJ932):
+    update possibly first, or that only updates items of an array it iterates otherwise than
+    row by row from the updated array (a view, `reversed(y)`, an array that may share with it)
+    (id -> that ``for``'s line and the name). Such a ``for`` is left as Python (AJ932):
     converting a loop inside it first (innermost first) would leave ``y = lax.fori_loop(...)``,
-    which reads as a rebinding, and hide the in-place update from it."""
+    which reads as a rebinding, and the ``for``, left as Python, would iterate an array that
+    no longer changes."""
     out: dict[int, tuple[int, str]] = {}
     for _block, st in _blocks_of(stmts):
         if not isinstance(st, gast.For):
             continue
+        updated, kinds = _updated_while_iterated(ctx, ctx.analysis, st)
+        # (a rebinding too: below, where it surely comes first the iterated array never changes)
+        if kinds == {"item"} and updated != _plainly_iterated(st.iter):
+            for inner in _own_statements(st.body):
+                if isinstance(inner, (gast.For, gast.While)) and any(
+                    _write_kind(s, n) is not None
+                    for s in _own_statements(inner.body)
+                    for n in updated
+                ):
+                    out.setdefault(id(inner), (st.lineno, sorted(updated)[0]))
         for name in _iterated_names(st.iter):
             kinds = {_write_kind(s, name) for s in _own_statements(st.body)} - {None}
             if len(kinds) < 2 and "mixed" not in kinds:

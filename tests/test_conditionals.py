@@ -1833,3 +1833,42 @@ def test_a_python_value_made_traced_is_followed_through_names_and_ternaries(body
     inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
+
+
+# Idioms that a Python value chosen by a traced `if` is used around (a scale, a step size, a
+# flag), with shapes, sizes and helpers after it: converted as before the tenth round's AJ918
+# checks, which at first followed `y = x * scale` as a Python number and refused `y.shape`,
+# `len(y)`, `math.sqrt(h.shape[-1])`, a helper's `hi is not None` (probe 12's false refusals).
+_CONVERTED_AS_BEFORE = [
+    pytest.param('\ndef f(q):\n    scale = 1.0\n    if q.sum() > 0:\n        scale = 0.5\n    h = q * scale\n    s = h @ h.T / math.sqrt(h.shape[-1])\n    return s\n', id='attn_math_sqrt'),
+    pytest.param('\ndef f(x):\n    lr = 0.1\n    if x.sum() > 0:\n        lr = 0.01\n    y = x * lr\n    acc = 0.0\n    for i in range(len(y)):\n        acc = acc + y[i]\n    return acc\n', id='range_len_scaled'),
+    pytest.param('\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    y = x * s\n    out = jnp.zeros(y.shape)\n    return out + y\n', id='zeros_shape_scaled'),
+    pytest.param('\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    y = x * s\n    n = y.shape[0] // 2\n    return y[:n].sum() - y[n:].sum()\n', id='slice_shape'),
+    pytest.param('\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    y = x * s\n    n = int(y.shape[0])\n    return jnp.ones(n) * y.sum()\n', id='int_shape'),
+    pytest.param('\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    y = x * s\n    if y.ndim in (1, 2):\n        y = y + 1\n    return y\n', id='ndim_in'),
+    pytest.param('\ndef normalize(x, eps=None):\n    if eps is None:\n        eps = 1e-6\n    return x / (jnp.abs(x).max() + eps)\n\ndef f(x):\n    eps = 1e-5\n    if x.max() > 2:\n        eps = 1e-3\n    return normalize(x, eps)\n', id='helper_is_none'),
+    pytest.param('\ndef f(x):\n    temp = 1.0\n    if x.max() > 2:\n        temp = 0.5\n    logits = x / temp\n    p = jax.nn.softmax(logits)\n    k = min(2, logits.shape[0])\n    return jax.lax.top_k(p, k)[0]\n', id='moments_int'),
+    pytest.param('\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    y = x * s\n    rows = []\n    for i in range(y.shape[0]):\n        rows.append(y[i] * 2)\n    return jnp.stack(rows)\n', id='list_loop_range_shape'),
+    pytest.param('\ndef f(x):\n    reg = 1e-3\n    if x.max() > 2:\n        reg = 1e-1\n    A = jnp.outer(x, x) + reg * jnp.eye(x.shape[0])\n    B = A + jnp.eye(A.shape[0])\n    return B\n', id='eye_of_shape'),
+    pytest.param('\ndef f(x):\n    beta = 1.0\n    if x.mean() > 0:\n        beta = 2.0\n    logits = beta * x\n    return jax.nn.logsumexp(logits) - math.log(logits.size)\n', id='math_log_size'),
+    pytest.param('\ndef halves(y):\n    n = y.shape[0] // 2\n    return y[:n], y[n:]\n\ndef f(x):\n    s = 1.0\n    if x.max() > 2:\n        s = 2.0\n    a, b = halves(x * s)\n    return a - b\n', id='split_in_helper_shape'),
+    pytest.param('\ndef clip(x, lo=None, hi=None):\n    if lo is not None:\n        x = jnp.maximum(x, lo)\n    if hi is not None:\n        x = jnp.minimum(x, hi)\n    return x\n\ndef f(x):\n    hi = 1.0\n    if x.mean() > 0:\n        hi = 2.0\n    return clip(x, hi=hi)\n', id='helper_float_default_none'),
+    pytest.param('\ndef f(x):\n    s = 2.0 if x.max() > 2 else 1.0\n    y = x * s\n    return jnp.zeros((y.shape[0], 2)) + y[:, None]\n', id='ternary_scale_then_shape'),
+    pytest.param('\ndef f(x):\n    y = x\n    for t in range(3):\n        lr = 0.1\n        if y.sum() > 0:\n            lr = 0.05\n        y = y - lr * y\n    return jnp.zeros(y.shape[0]) + y\n', id='loop_counter_if_then_shape'),
+    pytest.param('\ndef f(x):\n    it = 0\n    y = x\n    while jnp.abs(y).max() > 0.1 and it < 50:\n        y = y * 0.5\n        it = it + 1\n    z = y * it\n    return jnp.zeros(z.shape[0]) + z\n', id='while_newton_then_shape'),
+    pytest.param('\ndef f(x):\n    sign = 1\n    acc = 0.0\n    for i in range(x.shape[0]):\n        if x[i] > 0:\n            sign = sign * -1\n        acc = acc + sign * x[i]\n    return acc\n', id='sign_flip_loop'),
+    pytest.param('\ndef f(x):\n    h = 7\n    for i in range(x.shape[0]):\n        if x[i] > 0:\n            h = (h * 31) % 1000\n    return x * h\n', id='mod_product_loop'),
+]
+
+
+@pytest.mark.parametrize("body", _CONVERTED_AS_BEFORE)
+def test_a_python_value_made_traced_with_shapes_and_helpers_after_still_converts(body):
+    from tests.fuzz import oracle
+
+    src = "import jax\nimport jax.numpy as jnp\nimport math\n" + body
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    q = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    arg = q if "def f(q)" in body else x
+    out = oracle.run(src, [(arg,), (-arg,)], name="f")
+    assert out.kind == "converted", out.report()
+    assert not {"AJ918", "AJ932"} & {r.split()[0] for r in out.refusals}, out.refusals

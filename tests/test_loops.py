@@ -2502,3 +2502,19 @@ def test_an_inner_loop_updating_an_array_its_outer_loop_iterates_through_a_view_
     out = oracle.run(src, [(f32(1.0, 2.0, 3.0), f32(0.0, 0.0, 0.0), 2)], name="f")
     assert out.kind in oracle.OK, out.report()
     assert "fori_loop" not in out.converted, out.converted
+
+
+def test_a_while_bound_near_the_end_of_int32_does_not_bound_a_growing_int():
+    """`while p < 2_000_000_000 and x.sum() > 0: p = p * 1000`: the last product overshoots
+    the bound by the whole factor; in int32, 1e9 * 1000 wraps below the bound and the
+    converted loop never ended (eager Python gives 1e12). Left as Python (AJ932); checked on
+    the text, since the wrong conversion hangs."""
+    import autojit
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x):\n    p = 1\n"
+        "    while p < 2_000_000_000 and x.sum() > 0:\n        p = p * 1000\n    return x * p\n"
+    )
+    out = autojit.convert_source(src, "m.py", all_functions=True)
+    assert "while_loop" not in out.text, out.text
+    assert "AJ932" in {r.code for r in out.refusals}, out.refusals

@@ -310,7 +310,7 @@ def python_value_use(
     repeated, and a shape or size argument of a jax function."""
     if not names:
         return None
-    names = _assigned_from(stmts, names)
+    names = _assigned_from(stmts, names, facts)
     dtype_of = facts.dtype if facts is not None else None
     for st in stmts:
         if isinstance(st, gast.AugAssign) and isinstance(st.op, (gast.Pow, gast.LShift)):
@@ -360,13 +360,15 @@ def python_value_use(
                 # (anywhere inside: `str(k + 10)`, `isinstance(k + 1, int)`, `f"{abs(k)}"`)
                 inner, up = node, parent
                 while up is not None:
-                    if isinstance(up, gast.Attribute) and up.attr in STATIC_ATTRIBUTES:
-                        break  # (`y.dtype` of an array: a Python value whatever `y` is)
+                    if (isinstance(up, gast.Attribute) and up.attr in STATIC_ATTRIBUTES) or (
+                        isinstance(up, gast.Call) and dotted_name(up.func) == "len"
+                    ):
+                        break  # (`y.shape`, `len(y)` of an array: a Python value whatever `y` is)
                     sink = _python_only_sink(up, inner, parents)
                     if sink is None and traced_errors:
                         sink = _untraceable_use(up, inner, st, facts)
                     if sink is None and facts is not None and facts.helper is not None:
-                        sink = _use_in_helper(up, inner, facts, traced_errors)
+                        sink = _use_in_helper(up, inner, st, facts, traced_errors)
                     if sink is not None:
                         return n.id, sink
                     inner, up = up, parents.get(id(up))
@@ -680,7 +682,7 @@ def _untraceable_use(node, child, st, facts: ValueFacts | None) -> str | None:
     return None
 
 
-def _use_in_helper(call, arg, facts: ValueFacts, traced_errors: bool) -> str | None:
+def _use_in_helper(call, arg, stmt, facts: ValueFacts, traced_errors: bool) -> str | None:
     """Where ``arg`` is an argument of ``call``, a call of a function of the user's: the
     Python-only use of its parameter there (its own uses; the helper's helpers are not
     followed, nor its dtypes)."""
@@ -691,6 +693,10 @@ def _use_in_helper(call, arg, facts: ValueFacts, traced_errors: bool) -> str | N
     keyword = next((kw.arg for kw in call.keywords if arg in (kw, kw.value)), None)
     if at is None and keyword is None:
         return None
+    if isinstance(arg, gast.keyword):
+        arg = arg.value
+    if not _python_valued(facts, arg, stmt):
+        return None  # (`halves(x * s)`: an array; its shape is a Python value)
     found = facts.helper(call.func.id)
     if found is None:
         return None
@@ -758,7 +764,9 @@ def _python_only_sink(node, child, parents: dict) -> str | None:
     if isinstance(node, gast.Compare) and any(
         isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops
     ):
-        return "an `is` test"
+        operands = [node.left, *node.comparators]
+        if not any(isinstance(o, gast.Constant) and o.value is None for o in operands):
+            return "an `is` test"  # (`k is None` is False of a number, traced or not)
     if isinstance(node, gast.Call) and child is not node.func:
         f = node.func
         if isinstance(f, gast.Name) and f.id in _TEXT_CALLS:
@@ -789,9 +797,10 @@ def _python_only_sink(node, child, parents: dict) -> str | None:
     return None
 
 
-def _assigned_from(stmts: list, names: set[str]) -> set[str]:
+def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None) -> set[str]:
     """``names`` and the names ``stmts`` assign a value read from one of them (`m = k`,
-    `m = k + 1`, `(m := k)`), through one another."""
+    `m = k + 1`, `(m := k)`), through one another; where ``facts`` tells the value, only a
+    Python one (`y = x * scale` is an array: its `.shape` and `len()` are no Python number's)."""
     out = set(names)
     for _ in range(8):
         more: set[str] = set()
@@ -805,7 +814,11 @@ def _assigned_from(stmts: list, names: set[str]) -> set[str]:
                 more |= _stored_names(st.target)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 value = st.value
-                if value is not None and _value_reads(value) & out:
+                if (
+                    value is not None
+                    and _value_reads(value) & out
+                    and (facts is None or _python_valued(facts, value, st))
+                ):
                     targets = st.targets if isinstance(st, gast.Assign) else [st.target]
                     for t in targets:
                         more |= _stored_names(t)
@@ -813,6 +826,13 @@ def _assigned_from(stmts: list, names: set[str]) -> set[str]:
             break
         out |= more
     return out
+
+
+def _python_valued(facts: ValueFacts, value, st) -> bool:
+    """Whether ``value`` may be a number: the analysis does not hold it for an array (of rank
+    1 or more) or a container. (A traced scalar may be one a conversion made traced.)"""
+    v = facts.value(value, st)
+    return v.scalar is not False and v.kind not in (Kind.LIST, Kind.DICT, Kind.NUMPY)
 
 
 def _value_reads(node) -> set[str]:
@@ -1020,14 +1040,42 @@ def _growing_reads(value) -> set[str]:
     """The names that ``value`` reads inside a product, power or shift, or on both sides of a
     sum (`c + c`)."""
     out: set[str] = set()
-    for n in gast.walk(value):
+    todo = [value]
+    while todo:
+        n = todo.pop()
+        if _bounds_its_value(n):
+            continue  # (`(h * 31) % 1000`, `min(w * 2, 64)`: the product stays in range)
+        todo.extend(gast.iter_child_nodes(n))
         if not isinstance(n, gast.BinOp):
             continue
-        if isinstance(n.op, (gast.Mult, gast.Pow, gast.LShift)):
+        if isinstance(n.op, gast.Mult):
+            if not any(_unit_constant(o) for o in (n.left, n.right)):  # (`sign * -1`)
+                out |= expr_activity(n).reads
+        elif isinstance(n.op, (gast.Pow, gast.LShift)):
             out |= expr_activity(n).reads
         elif isinstance(n.op, gast.Add):
             out |= expr_activity(n.left).reads & expr_activity(n.right).reads
     return out
+
+
+def _unit_constant(node) -> bool:
+    """A number literal of magnitude at most 1 (`-1`, `0.5`)."""
+    v = int_constant(node)
+    if v is None and isinstance(node, gast.Constant) and type(node.value) is float:
+        return abs(node.value) <= 1
+    return v is not None and abs(v) <= 1
+
+
+def _bounds_its_value(node) -> bool:
+    """`a % c` with a literal `c`, `min(a, c)` / `jnp.minimum` / `jnp.clip` with a literal
+    bound: a value kept in range whatever ``a`` is."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod):
+        return int_constant(node.right) is not None
+    if isinstance(node, gast.Call):
+        name = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
+        if name in ("min", "minimum", "clip"):
+            return any(int_constant(a) is not None for a in node.args[1:])
+    return False
 
 
 def _loop_writes(loop) -> set[str]:

@@ -49,6 +49,7 @@ from ..analysis.effects import (
     effect_in,
     effectful_call,
     grows_geometrically,
+    int_constant,
     python_value_use,
     read_by_closures,
     short_circuited_walrus,
@@ -1683,11 +1684,13 @@ def _bounded_above(test, name: str) -> bool:
     if not (isinstance(test, gast.Compare) and len(test.ops) == 1):
         return False
     left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(op, (gast.Lt, gast.LtE)):
-        return isinstance(left, gast.Name) and left.id == name
     if isinstance(op, (gast.Gt, gast.GtE)):
-        return isinstance(right, gast.Name) and right.id == name
-    return False
+        left, right = right, left
+    elif not isinstance(op, (gast.Lt, gast.LtE)):
+        return False
+    # (a bound near int32's end lets the last product overshoot it, and wrap: `p < 2e9`)
+    bound = int_constant(right)
+    return isinstance(left, gast.Name) and left.id == name and (bound is None or bound < 2**20)
 
 
 def _python_int(an: FunctionAnalysis, node, stmt) -> bool:

@@ -1703,6 +1703,29 @@ def test_a_python_int_made_traced_whose_arithmetic_leaves_int32_is_refused(init,
     assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a ternary of literals
+        "    ms = 3_600_000 if x[0] > 0 else 60_000\n    return x * (ms * 1000)\n",
+        # the other factor a name holding a literal
+        "    US = 1000\n    ms = 60\n    if x[0] > 0:\n        ms = 3_600_000\n"
+        "    return x * (ms * US)\n",
+    ],
+)
+def test_int32_overflow_through_a_ternary_or_a_named_constant_is_refused(body):
+    """Probe 12: `ms = 3_600_000 if c else 60_000` then `ms * 1000`, and `ms * US` with
+    `US = 1000`, wrapped in int32 (silently): the interval check now reads ternaries of
+    literals and the function's names that only hold literal ints. Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n" + body
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
 def test_a_python_int_made_traced_whose_arithmetic_stays_in_int32_converts():
     src = HEADER + (
         "def f(x):\n    k = 1000\n    if x[0] > 0:\n        k = 60 * 1000\n"

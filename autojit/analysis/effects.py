@@ -447,12 +447,12 @@ def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
             ):
                 name = st.targets[0].id
                 if name in names:
-                    v = int_constant(st.value)
-                    if v is None:
+                    values = _literal_ints(st.value)
+                    if values is None:
                         unknown.add(name)
                     else:
-                        lo, hi = out.get(name, (v, v))
-                        out[name] = (min(lo, v), max(hi, v))
+                        lo, hi = out.get(name, (values[0], values[0]))
+                        out[name] = (min(lo, *values), max(hi, *values))
             elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
                 if st.target.id in names:
                     c = int_constant(st.value)
@@ -506,6 +506,16 @@ def _interval(ranges: dict[str, Interval], node) -> Interval | None:
     return None
 
 
+def _literal_ints(node) -> list[int] | None:
+    """The ints an expression of literals may give: one, or either of a ternary's
+    (`3_600_000 if c else 60_000`)."""
+    if isinstance(node, gast.IfExp):
+        a, b = _literal_ints(node.body), _literal_ints(node.orelse)
+        return None if a is None or b is None else a + b
+    v = int_constant(node)
+    return None if v is None else [v]
+
+
 def _apply(op, a: Interval, b: Interval) -> Interval | None:
     """The least and greatest of ``a op b`` for Python ints in the two ranges (None where the
     operator is not one of + - * // << ** or the range would be too wide to compute)."""
@@ -525,15 +535,21 @@ def _apply(op, a: Interval, b: Interval) -> Interval | None:
     return None
 
 
-def int32_overflow(stmts: list, ranges: dict[str, Interval]) -> tuple[str, str, Interval] | None:
+def int32_overflow(
+    stmts: list, ranges: dict[str, Interval], constants: dict[str, Interval] | None = None
+) -> tuple[str, str, Interval] | None:
     """(name, expression, range) for an expression in ``stmts`` (in order: a name assigned
     from one of ``ranges``' names there takes its range) computed from a name of ``ranges``
     (Python ints of those ranges that a conversion makes int32 values) whose Python value may
-    leave int32's range: Python's ints never overflow; jax's int32 wraps."""
+    leave int32's range: Python's ints never overflow; jax's int32 wraps. ``constants``: other
+    names holding literal ints (`US_PER_MS = 1000`), which stay Python's, read with their
+    values."""
     given, ranges = ranges, dict(ranges)
     for name, r in sorted(given.items()):
         if not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
             return name, name, r
+    ranges = {**(constants or {}), **ranges}
+    traced = set(given)
 
     for st in stmts:
         for root in _own_expressions(st):
@@ -541,27 +557,30 @@ def int32_overflow(stmts: list, ranges: dict[str, Interval]) -> tuple[str, str, 
                 if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
                     continue
                 reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)}
-                if not reads & ranges.keys():
+                if not reads & traced:
                     continue
                 r = _interval(ranges, n)
                 if r is not None and not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
-                    return sorted(reads & ranges.keys())[0], gast.unparse(n).strip(), r
+                    return sorted(reads & traced)[0], gast.unparse(n).strip(), r
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             t = st.targets[0]
             if isinstance(t, gast.Name) and t.id not in given:  # (those: every value's range)
                 r = _interval(ranges, st.value)
-                if r is not None and expr_activity(st.value).reads & ranges.keys():
+                if r is not None and expr_activity(st.value).reads & traced:
                     ranges[t.id] = r
-                else:
+                    traced.add(t.id)
+                elif t.id not in (constants or {}):
                     ranges.pop(t.id, None)
+                    traced.discard(t.id)
         elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
             name = st.target.id
-            if name in ranges and name not in given:
+            if name in traced and name not in given:
                 r = _interval(ranges, st.value)
                 now = _apply(st.op, ranges[name], r) if r is not None else None
                 if now is not None and not (_INT32[0] <= now[0] and now[1] <= _INT32[1]):
                     return name, gast.unparse(st).strip(), now
                 ranges.pop(name, None)
+                traced.discard(name)
     return None
 
 

@@ -706,6 +706,14 @@ class _Conditionals:
         else:
             self._assigning_if(s, block, prefix, op, rest)
 
+    def _int_constants(self) -> dict[str, tuple[int, int]]:
+        """The names the function only ever gives literal ints (`US_PER_MS = 1000`)."""
+        fn = self.ctx.fn
+        found = fn.__dict__.get("_aj_int_constants")
+        if found is None:
+            found = fn._aj_int_constants = int_ranges(fn, self.an.activity.of_block(fn.body).writes)
+        return found
+
     def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
         """The names of ``python_values`` whose Python type ('bool', 'int', 'float') differs
         between the paths of ``s``, with those types."""
@@ -854,7 +862,9 @@ class _Conditionals:
                 f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
             )
         ranges = int_ranges(self.ctx.fn, python_values)
-        over = int32_overflow([s, *walk_statements(s.body + s.orelse), *after], ranges)
+        over = int32_overflow(
+            [s, *walk_statements(s.body + s.orelse), *after], ranges, self._int_constants()
+        )
         if over is not None:
             name, expr, (lo, hi) = over
             raise _Refused(
@@ -2070,6 +2080,10 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if not (body.static and orelse.static):
             return None
         after = statements_after(c.ctx.fn, st)
+        ranges = int_ranges(c.ctx.fn, {name})
+        over = int32_overflow(after, ranges, c._int_constants()) if ranges else None
+        if over is not None:
+            return name, f"`{over[1]}`, past int32 (Python's ints never overflow; int32 wraps),"
         if body.dtype and orelse.dtype and body.dtype != orelse.dtype:
             if returned_as_is(after, {name}):
                 return name, (

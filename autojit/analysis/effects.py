@@ -60,16 +60,12 @@ def short_circuited_walrus(node) -> gast.NamedExpr | None:
     return None
 
 
-def zero_argument_super(fn, stmts) -> gast.Call | None:
-    """A ``super()`` call with no arguments in ``stmts`` of ``fn`` (not in a function defined
-    there): it finds its class and object from the function it is written in, which a generated
-    branch or loop body function is not. (A function that never names `super`, found once per
-    function node, has none: generated code never calls it.)"""
-    names_super = fn.__dict__.get("_aj_names_super")
-    if names_super is None:
-        names_super = any(isinstance(n, gast.Name) and n.id == "super" for n in gast.walk(fn))
-        fn._aj_names_super = names_super
-    if not names_super:
+def zero_argument_super(text: str, stmts) -> gast.Call | None:
+    """A ``super()`` call with no arguments in ``stmts`` (not in a function defined there): it
+    finds its class and object from the function it is written in, which a generated branch
+    or loop body function is not. (None at once where the file's ``text``, written in ASCII,
+    never names `super`: the parser reads other spellings of an identifier as it too.)"""
+    if "super" not in text and text.isascii():
         return None
     for st in walk_statements(stmts):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
@@ -271,6 +267,8 @@ class ValueFacts(NamedTuple):
     # a function of the user's by name, as gast, and whether it is a closure of the function
     # (defined in it; else a function of the module)
     helper: Callable[[str], tuple[Any, bool] | None] | None = None
+    # the names of the functions defined in the function (closures)
+    closures: frozenset[str] = frozenset()
 
     def dtype(self, expr, stmt) -> str | None:
         return self.value(expr, stmt).dtype
@@ -330,7 +328,7 @@ def python_value_use(
             if found is not None:
                 return found, "arithmetic on bools"
         roots = _own_expressions(st)
-        if facts is not None and facts.helper is not None:
+        if facts is not None and facts.helper is not None and facts.closures:
             found = _use_in_closure(roots, names, facts, traced_errors)
             if found is not None:
                 return found
@@ -447,7 +445,7 @@ def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
             ):
                 name = st.targets[0].id
                 if name in names:
-                    values = _literal_ints(st.value)
+                    values = literal_ints(st.value)
                     if values is None:
                         unknown.add(name)
                     else:
@@ -506,11 +504,11 @@ def _interval(ranges: dict[str, Interval], node) -> Interval | None:
     return None
 
 
-def _literal_ints(node) -> list[int] | None:
+def literal_ints(node) -> list[int] | None:
     """The ints an expression of literals may give: one, or either of a ternary's
     (`3_600_000 if c else 60_000`)."""
     if isinstance(node, gast.IfExp):
-        a, b = _literal_ints(node.body), _literal_ints(node.orelse)
+        a, b = literal_ints(node.body), literal_ints(node.orelse)
         return None if a is None or b is None else a + b
     v = int_constant(node)
     return None if v is None else [v]
@@ -556,12 +554,12 @@ def int32_overflow(
             for n in gast.walk(root):
                 if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
                     continue
-                reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)}
-                if not reads & traced:
-                    continue
                 r = _interval(ranges, n)
-                if r is not None and not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
-                    return sorted(reads & traced)[0], gast.unparse(n).strip(), r
+                if r is None or (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
+                    continue
+                reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)} & traced
+                if reads:
+                    return sorted(reads)[0], gast.unparse(n).strip(), r
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             t = st.targets[0]
             if isinstance(t, gast.Name) and t.id not in given:  # (those: every value's range)
@@ -742,7 +740,11 @@ def _use_in_closure(roots: list, names: set[str], facts: ValueFacts, traced_erro
     assert facts.helper is not None
     for root in roots:
         for n in gast.walk(root):
-            if not (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)):
+            if not (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Name)
+                and n.func.id in facts.closures
+            ):
                 continue
             found = facts.helper(n.func.id)
             if found is None or not found[1]:
@@ -835,6 +837,7 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
                 value = st.value
                 if (
                     value is not None
+                    and expr_activity(value).reads & out  # (memoised: the cheap test first)
                     and _value_reads(value) & out
                     and (facts is None or _python_valued(facts, value, st))
                 ):

@@ -46,6 +46,7 @@ from ..analysis.effects import (
     int32_overflow,
     int_constant,
     int_ranges,
+    literal_ints,
     python_value_use,
     read_by_closures,
     returned_as_is,
@@ -53,6 +54,7 @@ from ..analysis.effects import (
     stale_closure_read,
     stateful_call,
     statements_after,
+    user_functions,
     user_helper,
     walrus_in,
     zero_argument_super,
@@ -291,7 +293,14 @@ class _Conditionals:
     @property
     def _facts(self) -> ValueFacts:
         fn, scope = self.ctx.fn, self.ctx.scope
-        return ValueFacts(self.value, scope.qualified, lambda name: user_helper(fn, scope, name))
+        closures = frozenset(
+            name
+            for st, name, _reads in user_functions(fn)
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef))
+        )
+        return ValueFacts(
+            self.value, scope.qualified, lambda name: user_helper(fn, scope, name), closures
+        )
 
     @property
     def jnp(self) -> str:
@@ -753,7 +762,7 @@ class _Conditionals:
                 f"once); as a traced predicate it would run on every path, or twice: assign its "
                 f"value in a statement before the `if`",
             )
-        if zero_argument_super(self.ctx.fn, s.body + s.orelse) is not None:
+        if zero_argument_super(self.ctx.source.text_, s.body + s.orelse) is not None:
             raise _Refused(
                 "AJ914",
                 s,
@@ -861,9 +870,21 @@ class _Conditionals:
                 f"`{self._src(s.test)}` and returned as it is: Python returns each path's type, "
                 f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
             )
-        ranges = int_ranges(self.ctx.fn, python_values)
-        over = int32_overflow(
-            [s, *walk_statements(s.body + s.orelse), *after], ranges, self._int_constants()
+        # (only a name a branch gives a literal int may have a range: `k = 5000`, `k *= 10`)
+        literal = {
+            t.id
+            for st in _walk(s.body + s.orelse)
+            if isinstance(st, (gast.Assign, gast.AugAssign)) and literal_ints(st.value)
+            for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
+            if isinstance(t, gast.Name)
+        }
+        ranges = int_ranges(self.ctx.fn, python_values & literal) if literal else {}
+        over = (
+            int32_overflow(
+                [s, *walk_statements(s.body + s.orelse), *after], ranges, self._int_constants()
+            )
+            if ranges
+            else None
         )
         if over is not None:
             name, expr, (lo, hi) = over
@@ -2080,7 +2101,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if not (body.static and orelse.static):
             return None
         after = statements_after(c.ctx.fn, st)
-        ranges = int_ranges(c.ctx.fn, {name})
+        ranges = int_ranges(c.ctx.fn, {name}) if literal_ints(node) else {}
         over = int32_overflow(after, ranges, c._int_constants()) if ranges else None
         if over is not None:
             return name, f"`{over[1]}`, past int32 (Python's ints never overflow; int32 wraps),"

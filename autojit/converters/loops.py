@@ -883,6 +883,8 @@ def _mixed_iteration_loops(ctx: Context, stmts: list) -> dict[int, tuple[int, st
     for _block, st in _blocks_of(stmts):
         if not isinstance(st, gast.For):
             continue
+        if not _iterated_names(st.iter):
+            continue  # (`range(...)`, a function's result: a sequence made before the loop)
         updated, kinds = _updated_while_iterated(ctx, ctx.analysis, st)
         # (a rebinding too: below, where it surely comes first the iterated array never changes)
         if kinds == {"item"} and updated != _plainly_iterated(st.iter):
@@ -1057,7 +1059,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"it before every iteration, a converted loop's condition function is traced once "
             f"(the loop would not end, or end elsewhere); left as Python",
         )
-    if zero_argument_super(ctx.fn, loop.body) is not None:
+    if zero_argument_super(ctx.source.text_, loop.body) is not None:
         return (
             "AJ931",
             loop,

@@ -1767,6 +1767,9 @@ def test_a_python_value_rebound_in_a_branch_and_read_there_python_only_is_refuse
         ("def label_len(k):\n    return len(str(k))\n", "x * label_len(k)"),
         ("def scale(k):\n    return 2 if isinstance(k, int) else 3\n", "x * scale(k)"),
         ("def inv(k):\n    return 2 ** -k\n", "x * inv(k=k)"),
+        # with the arguments' kinds: bool arithmetic on two flags, an int power of an int
+        ("def count(a, b):\n    return a + b\n", "x * count(k == 1, k == 1)"),
+        ("def factor(k, base):\n    return base ** -k\n", "x * factor(k=k, base=10)"),
         ("", "x * g()"),  # a closure reading it
     ],
 )
@@ -1825,6 +1828,23 @@ def test_a_python_value_of_two_types_used_with_an_array_converts():
     c = convert(src)
     assert not c.refusals, c.refusals
     assert "jnp.where(x[0] > 0, 0.5, scale)" in c.text, c.text
+
+
+def test_a_python_value_rebound_after_the_if_is_a_new_value():
+    """Probe 12: `k = 3` after the `if`, then `jnp.zeros(k)`: the new value is Python's; it
+    was refused as a shape use of the traced `k`. (Before the rebinding, a shape use of the
+    traced value is still refused.)"""
+    from tests.fuzz import oracle
+
+    src = HEADER + (
+        "def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 2\n    y = x * k\n    k = 3\n"
+        "    return y + jnp.zeros(k)\n"
+    )
+    inputs = [(np.array([1.0, 2.0, 3.0], np.float32),), (np.array([-1.0, 2.0, 3.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "converted", out.report()
+    before = src.replace("    y = x * k\n    k = 3\n", "    y = x * jnp.zeros(k)\n    k = 3\n")
+    assert "AJ918" in {r.code for r in convert(before).refusals}
 
 
 def test_a_python_int_made_traced_and_used_as_an_array_value_still_converts():

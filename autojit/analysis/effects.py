@@ -290,7 +290,12 @@ def user_helper(fn, scope: ModuleScope, name: str) -> tuple[Any, bool] | None:
 
 
 def python_value_use(
-    stmts: list, names: set[str], facts: ValueFacts | None = None, *, traced_errors: bool = False
+    stmts: list,
+    names: set[str],
+    facts: ValueFacts | None = None,
+    *,
+    traced_errors: bool = False,
+    kills: frozenset[int] = frozenset(),
 ) -> tuple[str, str] | None:
     """(name, what) for a use in ``stmts`` (their own expressions: a compound statement's head,
     not its body) of one of ``names`` (Python numbers or bools that a conversion makes traced
@@ -305,12 +310,24 @@ def python_value_use(
     under jit instead): `range()`, `int()`, `math.*` and the other builtins that need a
     Python number, `.bit_length()` and the other attributes of Python's numbers, a slice
     bound, an index into a Python list, tuple or dict, an `in` test, a list or string
-    repeated, and a shape or size argument of a jax function."""
+    repeated, and a shape or size argument of a jax function. ``kills``: the ids of the
+    statements that run after the conversion's point whenever it runs (its own block): a
+    plain assignment of one of ``names`` there gives it a new value (`k = 3`) for the rest."""
     if not names:
         return None
     names = _assigned_from(stmts, names, facts)
     dtype_of = facts.dtype if facts is not None else None
     for st in stmts:
+        if (
+            id(st) in kills
+            and isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and st.targets[0].id in names
+            and not expr_activity(st.value).reads & names
+        ):
+            names = names - {st.targets[0].id}  # (`k = 3` after the `if`: a new value)
+            continue
         if isinstance(st, gast.AugAssign) and isinstance(st.op, (gast.Pow, gast.LShift)):
             if expr_activity(st.value).reads & names or (
                 isinstance(st.target, gast.Name) and st.target.id in names
@@ -701,8 +718,8 @@ def _untraceable_use(node, child, st, facts: ValueFacts | None) -> str | None:
 
 def _use_in_helper(call, arg, stmt, facts: ValueFacts, traced_errors: bool) -> str | None:
     """Where ``arg`` is an argument of ``call``, a call of a function of the user's: the
-    Python-only use of its parameter there (its own uses; the helper's helpers are not
-    followed, nor its dtypes)."""
+    Python-only use of its parameter there (its own uses, with the arguments' kinds; the
+    helper's helpers are not followed)."""
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)):
         return None
     assert facts.helper is not None
@@ -726,12 +743,49 @@ def _use_in_helper(call, arg, stmt, facts: ValueFacts, traced_errors: bool) -> s
         param = keyword if keyword in names else None
     if param is None:
         return None
-    use = python_value_use(
-        list(walk_statements(helper.body)), {param}, None, traced_errors=traced_errors
-    )
+    body = list(walk_statements(helper.body))
+    use = python_value_use(body, {param}, _helper_facts(call, helper, body, stmt, facts),
+                           traced_errors=traced_errors)  # fmt: skip
     if use is None:
         return None
     return f"{use[1]} in `{call.func.id}()` (its parameter `{param}`)"
+
+
+def _helper_facts(call, helper, body: list, stmt, facts: ValueFacts) -> ValueFacts:
+    """What a helper's own statements may be asked of the values it is given by ``call``: a
+    parameter it never rebinds holds the argument's value (`count(a, b)` of two bools adds
+    bools); a literal is its type; anything else unknown. Its own helpers are not followed."""
+    params = [*helper.args.posonlyargs, *helper.args.args]
+    given: dict[str, Value] = {}
+    for p, a in zip(params, call.args, strict=False):
+        if not isinstance(a, gast.Starred):
+            given[p.id] = facts.value(a, stmt)
+    names = {p.id for p in (*params, *helper.args.kwonlyargs)}
+    for kw in call.keywords:
+        if kw.arg in names:
+            given[kw.arg] = facts.value(kw.value, stmt)
+    rebound = set().union(*(expr_activity(t).writes for st in body for t in _targets(st)))
+    given = {n: v for n, v in given.items() if n not in rebound}
+
+    def value(expr, _st) -> Value:
+        if isinstance(expr, gast.Name) and expr.id in given:
+            return given[expr.id]
+        if isinstance(expr, gast.Constant) and type(expr.value) in _LITERAL_DTYPES:
+            return Value(Kind.STATIC, _LITERAL_DTYPES[type(expr.value)], True)
+        return Value(Kind.UNKNOWN)
+
+    return ValueFacts(value, facts.qualified)
+
+
+_LITERAL_DTYPES = {bool: "bool", int: "int", float: "float"}
+
+
+def _targets(st) -> list:
+    """The expressions a statement binds (assignment targets, a `for` target)."""
+    if isinstance(st, gast.Assign):
+        return list(st.targets)
+    target = getattr(st, "target", None)
+    return [target] if isinstance(target, gast.expr) else []
 
 
 def _use_in_closure(roots: list, names: set[str], facts: ValueFacts, traced_errors: bool):

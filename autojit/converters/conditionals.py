@@ -715,6 +715,21 @@ class _Conditionals:
         else:
             self._assigning_if(s, block, prefix, op, rest)
 
+    def _kills(self, s) -> frozenset[int]:
+        """The statements after ``s`` in its own block, where that runs once (no loop around
+        ``s``): an assignment there gives a name a new value for everything after it."""
+        around = self.ancestors.get(id(s), ())
+        if any(isinstance(a, (gast.For, gast.While, gast.AsyncFor)) for a in around):
+            return frozenset()
+        parent = around[-1] if around else self.ctx.fn
+        blocks = [getattr(parent, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(parent, "handlers", None) or []]
+        for block in blocks:
+            for k, st in enumerate(block):
+                if st is s:
+                    return frozenset(id(t) for t in block[k + 1 :])
+        return frozenset()
+
     def _int_constants(self) -> dict[str, tuple[int, int]]:
         """The names the function only ever gives literal ints (`US_PER_MS = 1000`)."""
         fn = self.ctx.fn
@@ -835,7 +850,9 @@ class _Conditionals:
                     if id(st) not in seen and st is not s
                 ]
         use = (
-            python_value_use(after, python_values, self._facts, traced_errors=True)
+            python_value_use(
+                after, python_values, self._facts, traced_errors=True, kills=self._kills(s)
+            )
             if python_values
             else None
         )

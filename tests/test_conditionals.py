@@ -1612,6 +1612,8 @@ def test_a_python_only_use_inside_an_expression_is_found(use):
         ("True", "False", "x * ~m"),
         ("0", "1", "x * [len(str(j)) for j in [m]][0]"),
         ("0", "1", "x * next(len(str(j)) for j in [m])"),
+        # a container given it: an element read back
+        ("True", "False", "x * (([] + [m])[0] is True)"),
         # an augmented power or shift of a Python int
         ("1", "2", "x * (2 ** -m)"),
         ("3", "40", "x * (1 << m)"),
@@ -1711,6 +1713,8 @@ def test_a_python_int_made_traced_whose_arithmetic_leaves_int32_is_refused(init,
         # the other factor a name holding a literal
         "    US = 1000\n    ms = 60\n    if x[0] > 0:\n        ms = 3_600_000\n"
         "    return x * (ms * US)\n",
+        # a module constant
+        "    ms = 60\n    if x[0] > 0:\n        ms = 3_600_000\n    return x * (ms * US_PER_MS)\n",
     ],
 )
 def test_int32_overflow_through_a_ternary_or_a_named_constant_is_refused(body):
@@ -1719,7 +1723,7 @@ def test_int32_overflow_through_a_ternary_or_a_named_constant_is_refused(body):
     literals and the function's names that only hold literal ints. Refused (AJ918)."""
     from tests.fuzz import oracle
 
-    src = HEADER + "def f(x):\n" + body
+    src = HEADER + "US_PER_MS = 1000\n\n\ndef f(x):\n" + body
     inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
@@ -1828,6 +1832,25 @@ def test_a_python_value_of_two_types_used_with_an_array_converts():
     c = convert(src)
     assert not c.refusals, c.refusals
     assert "jnp.where(x[0] > 0, 0.5, scale)" in c.text, c.text
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "flags = []\n    flags.append(k)\n    return x * (flags[0] is True)",
+        "cfg = {}\n    cfg['k'] = k\n    return x * 10 ** -cfg['k']",
+    ],
+)
+def test_a_python_value_kept_in_a_container_and_read_back_is_followed(use):
+    """Probe 12: `flags.append(flag)` then `flags[0] is True`, `cfg["k"] = k` then
+    `10 ** -cfg["k"]`: converted, a tracer's answers (False, 0). Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + f"def f(x):\n    k = True\n    if x[0] > 0:\n        k = 2\n    {use}\n"
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
 def test_a_python_value_rebound_after_the_if_is_a_new_value():

@@ -315,6 +315,7 @@ def python_value_use(
     plain assignment of one of ``names`` there gives it a new value (`k = 3`) for the rest."""
     if not names:
         return None
+    given = names
     names = _assigned_from(stmts, names, facts)
     dtype_of = facts.dtype if facts is not None else None
     for st in stmts:
@@ -323,7 +324,7 @@ def python_value_use(
             and isinstance(st, gast.Assign)
             and len(st.targets) == 1
             and isinstance(st.targets[0], gast.Name)
-            and st.targets[0].id in names
+            and st.targets[0].id in given  # (not a name assigned from one: `flags = []`)
             and not expr_activity(st.value).reads & names
         ):
             names = names - {st.targets[0].id}  # (`k = 3` after the `if`: a new value)
@@ -387,7 +388,10 @@ def python_value_use(
                     if sink is not None:
                         return n.id, sink
                     inner, up = up, parents.get(id(up))
-                while isinstance(parent, gast.UnaryOp):
+                while (
+                    isinstance(parent, gast.Subscript) and parent.value is node
+                ) or isinstance(parent, gast.UnaryOp):
+                    # (an element of a container holding it, `cfg["k"]`; `-k`)
                     node, parent = parent, parents.get(id(parent))
                 # (through int arithmetic: `10 ** (k - 3)`, `2 ** -k`)
                 inner, outer = node, parent
@@ -887,6 +891,28 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
                     more |= _stored_names(n.target)
             if isinstance(st, (gast.For, gast.AsyncFor)) and expr_activity(st.iter).reads & out:
                 more |= _stored_names(st.target)
+            # (a container given the value: `flags.append(k)`, `cfg["k"] = k`)
+            if (
+                isinstance(st, gast.Expr)
+                and isinstance(st.value, gast.Call)
+                and isinstance(st.value.func, gast.Attribute)
+                and st.value.func.attr in _STORING_METHODS
+                and isinstance(st.value.func.value, gast.Name)
+                and any(
+                    expr_activity(a).reads & out
+                    and (facts is None or _python_valued(facts, a, st))
+                    for a in st.value.args
+                )
+            ):
+                more.add(st.value.func.value.id)
+            if (
+                isinstance(st, gast.Assign)
+                and expr_activity(st.value).reads & out
+                and (facts is None or _python_valued(facts, st.value, st))
+            ):
+                for t in st.targets:
+                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                        more.add(t.value.id)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 value = st.value
                 if (
@@ -930,6 +956,9 @@ def _value_reads(node) -> set[str]:
             continue
         todo.extend(gast.iter_child_nodes(n))
     return out
+
+
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
 
 def _stored_names(target) -> set[str]:

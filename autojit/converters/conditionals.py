@@ -29,6 +29,7 @@ unknown kind read and rebound in a branch (AJ918).
 
 from __future__ import annotations
 
+import ast
 import builtins
 from dataclasses import dataclass, field
 
@@ -735,7 +736,10 @@ class _Conditionals:
         fn = self.ctx.fn
         found = fn.__dict__.get("_aj_int_constants")
         if found is None:
-            found = fn._aj_int_constants = int_ranges(fn, self.an.activity.of_block(fn.body).writes)
+            writes = self.an.activity.of_block(fn.body).writes
+            module = {n: r for n, r in _module_int_constants(self.ctx.source).items()
+                      if n not in writes}  # fmt: skip
+            found = fn._aj_int_constants = {**module, **int_ranges(fn, writes)}
         return found
 
     def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
@@ -1902,6 +1906,33 @@ def _walrus_in_comprehension(stmt):
             if named is not None:
                 return named
     return None
+
+
+def _module_int_constants(source) -> dict[str, tuple[int, int]]:
+    """The module's names assigned once, at its top level, an int written with literals
+    (`US_PER_MS = 1000`), found once per module."""
+    tree = getattr(source, "tree", None)
+    if tree is None:
+        return {}
+    found = tree.__dict__.get("_aj_int_constants")
+    if found is None:
+        counts: dict[str, int] = {}
+        values: dict[str, int] = {}
+        for st in tree.body:
+            for n in ast.walk(st) if not isinstance(st, (ast.FunctionDef, ast.ClassDef)) else ():
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+            if (
+                isinstance(st, ast.Assign)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], ast.Name)
+            ):
+                v = int_constant(gast.ast_to_gast(st.value))
+                if v is not None:
+                    values[st.targets[0].id] = v
+        found = {n: (v, v) for n, v in values.items() if counts.get(n) == 1}
+        tree._aj_int_constants = found
+    return found
 
 
 def _number_literal(node) -> bool:

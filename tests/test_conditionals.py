@@ -25,6 +25,17 @@ I32 = np.int32
 HEADER = "import jax\nimport jax.numpy as jnp\n\n\n"
 
 
+def _assert_refused_aj918(src: str) -> None:
+    """``src``'s `f`, run eagerly and converted under jit on inputs through both paths of its
+    `if x[0] > 0`: refused, with AJ918 among the reasons (never a silent wrong answer)."""
+    from tests.fuzz import oracle
+
+    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
 def _leaves(v):
     return jax.tree_util.tree_flatten(v)
 
@@ -1595,13 +1606,8 @@ def test_integer_powers_of_a_python_int_made_traced_are_refused(body):
 def test_a_python_only_use_inside_an_expression_is_found(use):
     """AJ918 looked at the use's direct parent only: `str(k + 10)` of an int32 tracer is a
     tracer's text, `isinstance(k + 1, int)` False, `'%s' % k` a tracer's text."""
-    from tests.fuzz import oracle
-
     src = HEADER + f"def f(x):\n    k = 1\n    if x[0] > 0:\n        k = 2\n    return x * ({use})\n"
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 @pytest.mark.parametrize(
@@ -1623,16 +1629,11 @@ def test_a_python_value_made_traced_is_followed_into_aliases_and_loop_variables(
     """`m = k` then `m + m` of two bools (2 in Python, True as jax's logical or), `for j in [k]`
     / a comprehension's `j` then `str(j)`, and `1 << k` (int32 wraps past 31 bits) were
     converted and gave other values. Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + (
         f"def f(x):\n    k = {init}\n    if x[0] > 0:\n        k = {alt}\n"
         f"    m = k\n    return {use}\n"
     )
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 @pytest.mark.parametrize(
@@ -1658,15 +1659,10 @@ def test_a_python_value_made_traced_where_jax_needs_a_python_number_is_refused(u
     """Uses that need a Python number (`range(k)`, `k.bit_length()`, a list's index, a slice
     bound, a shape argument, `math.*`): converted, the function failed under jit with a jax
     error and no refusal. Refused (AJ918), naming the use."""
-    from tests.fuzz import oracle
-
     src = "import math\n" + HEADER + (
         f"def f(x):\n    k = -3\n    if x[0] > 0:\n        k = -7\n    return {use}\n"
     )
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 def test_a_python_int_too_wide_for_int32_made_traced_is_refused():
@@ -1694,15 +1690,10 @@ def test_a_python_int_made_traced_whose_arithmetic_leaves_int32_is_refused(init,
     3.6e9, the converted int32 value wrapped to -6.9e8 (silently). The ints a name may hold
     (written with literals) are followed through the arithmetic after the `if`; past int32,
     refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + (
         f"def f(x):\n    k = {init}\n    if x[0] > 0:\n        {branch}\n    return {use}\n"
     )
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 @pytest.mark.parametrize(
@@ -1721,13 +1712,8 @@ def test_int32_overflow_through_a_ternary_or_a_named_constant_is_refused(body):
     """Probe 12: `ms = 3_600_000 if c else 60_000` then `ms * 1000`, and `ms * US` with
     `US = 1000`, wrapped in int32 (silently): the interval check now reads ternaries of
     literals and the function's names that only hold literal ints. Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + "US_PER_MS = 1000\n\n\ndef f(x):\n" + body
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 def test_a_python_int_made_traced_whose_arithmetic_stays_in_int32_converts():
@@ -1753,16 +1739,11 @@ def test_a_python_value_rebound_in_a_branch_and_read_there_python_only_is_refuse
     """A Python int that a branch rebinds is an operand of both branch functions: a tracer in
     them, before its rebinding and in the other branch too. `len(str(k))` there was the
     length of a tracer's text (19, not 1), `2 ** -k` 0 (not 0.25). Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + (
         f"def f(x):\n    k = 2\n    if x[0] > 0:\n        {then}\n    else:\n        {orelse}\n"
         f"    return x * m, k\n"
     )
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 @pytest.mark.parametrize(
@@ -1780,16 +1761,11 @@ def test_a_python_value_rebound_in_a_branch_and_read_there_python_only_is_refuse
 def test_a_python_value_made_traced_and_used_python_only_in_a_helper_is_refused(helper, use):
     """The value given to a helper of the module (or read by a closure) that uses it Python's
     way: `len(str(k))` there was a tracer's text (19, not 1). Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     closure = "    def g():\n        return len(str(k))\n" if not helper else ""
     src = HEADER + helper + (
         f"\n\ndef f(x):\n    k = 0\n    if x[0] > 0:\n        k = 1\n{closure}    return {use}\n"
     )
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 def test_a_python_value_made_traced_given_to_a_helper_computing_with_it_converts():
@@ -1815,13 +1791,8 @@ def test_a_python_value_of_two_types_returned_as_it_is_is_refused(body):
     """`k = 0` on one path and `k = 1.5` on the other, returned: eager gives the int 0 or the
     float 1.5, the converted function float32 on both paths (and `abs(True)` is the int 1,
     `abs` of a jax bool a bool). Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + "def f(x):\n" + body
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 def test_a_python_value_of_two_types_used_with_an_array_converts():
@@ -1844,13 +1815,8 @@ def test_a_python_value_of_two_types_used_with_an_array_converts():
 def test_a_python_value_kept_in_a_container_and_read_back_is_followed(use):
     """Probe 12: `flags.append(flag)` then `flags[0] is True`, `cfg["k"] = k` then
     `10 ** -cfg["k"]`: converted, a tracer's answers (False, 0). Refused (AJ918)."""
-    from tests.fuzz import oracle
-
     src = HEADER + f"def f(x):\n    k = True\n    if x[0] > 0:\n        k = 2\n    {use}\n"
-    inputs = [(np.array([1.0, 2.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
-    out = oracle.run(src, inputs, name="f")
-    assert out.kind in oracle.OK, out.report()
-    assert "AJ918" in " ".join(out.refusals), out.refusals
+    _assert_refused_aj918(src)
 
 
 def test_a_python_value_rebound_after_the_if_is_a_new_value():

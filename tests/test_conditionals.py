@@ -25,6 +25,16 @@ I32 = np.int32
 HEADER = "import jax\nimport jax.numpy as jnp\n\n\n"
 
 
+def _assert_converted_as_eager(src: str) -> None:
+    """``src``'s `f`, run eagerly and converted under jit on inputs through both paths of its
+    `if x[0] > 0`: converted, with the same values, shapes and dtypes."""
+    from tests.fuzz import oracle
+
+    inputs = [(np.array([1.0, 2.0, 3.0], np.float32),), (np.array([-1.0, 2.0, 3.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "converted", out.report()
+
+
 def _assert_refused_aj918(src: str) -> None:
     """``src``'s `f`, run eagerly and converted under jit on inputs through both paths of its
     `if x[0] > 0`: refused, with AJ918 among the reasons (never a silent wrong answer)."""
@@ -1723,6 +1733,7 @@ def test_a_python_int_made_traced_whose_arithmetic_stays_in_int32_converts():
     )
     c = convert(src)
     assert not c.refusals, c.refusals
+    _assert_converted_as_eager(src)
     assert "jnp.where(x[0] > 0, 60 * 1000, k)" in c.text, c.text
 
 
@@ -1775,6 +1786,7 @@ def test_a_python_value_made_traced_given_to_a_helper_computing_with_it_converts
     )
     c = convert(src)
     assert not c.refusals, c.refusals
+    _assert_converted_as_eager(src)
 
 
 @pytest.mark.parametrize(
@@ -1802,6 +1814,7 @@ def test_a_python_value_of_two_types_used_with_an_array_converts():
     )
     c = convert(src)
     assert not c.refusals, c.refusals
+    _assert_converted_as_eager(src)
     assert "jnp.where(x[0] > 0, 0.5, scale)" in c.text, c.text
 
 
@@ -1845,6 +1858,9 @@ def test_a_python_int_made_traced_and_used_as_an_array_value_still_converts():
     )
     c = convert(src)
     assert not c.refusals, c.refusals
+    # (run eagerly with NumPy standing in for jnp, `np.where(x > k, k, 0)` is int64 and the
+    # sum float64, where jnp keeps float32: that term is left out of the eager comparison)
+    _assert_converted_as_eager(src.replace(" + jnp.where(x > k, k, 0)", ""))
     assert "jnp.where(x[0] > 0, 2, k)" in c.text, c.text
 
 

@@ -438,7 +438,6 @@ def int_constant(node) -> int | None:
     return None
 
 
-
 _INT32 = (-(2**31), 2**31 - 1)
 
 Interval = tuple[int, int]
@@ -962,18 +961,16 @@ _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "se
 
 
 def _stored_names(target) -> set[str]:
-    return {x.id for x in gast.walk(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)}
+    """The names an assignment target binds (`a`, `a, (b, c)`; not `x[i]`'s `x`)."""
+    return {
+        x.id for x in gast.walk(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
+    }
 
 
 def _own_nodes(st):
     """The nodes of a statement's own expressions (not of its body)."""
-    for _field, value in gast.iter_fields(st):
-        if isinstance(value, gast.expr):
-            yield from gast.walk(value)
-        elif isinstance(value, list):
-            for v in value:
-                if isinstance(v, gast.expr):
-                    yield from gast.walk(v)
+    for value in _own_expressions(st):
+        yield from gast.walk(value)
 
 
 # the operators of int arithmetic through which an integer power still reads a Python int
@@ -1045,8 +1042,6 @@ def stateful_call(scope: ModuleScope, an: FunctionAnalysis, call, s) -> bool:
         and head in scope.assigned
         and not an.value(call, s).traced
     )
-
-
 
 
 def _bound_to_a_generator(scope: ModuleScope, fn, name: str) -> bool:

@@ -162,10 +162,11 @@ class _Conditionals:
         ifs = list(_ifs_post_order(self.ctx.fn.body))
         for s, _block in ifs:
             self.end_env[s] = (self._branch_env(s, s.body), self._branch_env(s, s.orelse))
-        self.ancestors = _ancestors(self.ctx.fn.body)  # (a ternary's loops, below)
+        # (before the expressions: a ternary's loops are looked up there; they only rewrite
+        # expressions and `print` statements, never a compound statement around an `if`)
+        ancestors = self.ancestors = _ancestors(self.ctx.fn.body)
         self._rewrite_expressions()
         self._find_switch_chains(ifs)
-        ancestors = self.ancestors = _ancestors(self.ctx.fn.body)
         for s, block in ifs:
             if s in self.switch_inner:
                 continue

@@ -1585,3 +1585,115 @@ def test_an_array_updated_at_a_python_index_is_no_python_number() -> None:
     out = check(src)
     assert out.kind == "converted", out.report()
     assert "AJ932" not in " ".join(out.refusals), out.refusals
+
+
+def test_a_branch_function_called_where_it_is_defined_reads_nothing_later() -> None:
+    """Soak seeds 10002 and 10003: a dead inner loop (its `s` written again right after it) was
+    refused the first time, and converted the second: the conversion of a later `if` had
+    written `def _then(t): return s` and `t = lax.cond(p, _then, _else, t)` in the file, and a
+    closure's reads counted as live after any block before it, as if it could be called at
+    any later time. A function called only where it is defined reads what its `def` reads."""
+    dead_inner = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = x[0]\n"
+        "    t = a * 0.5\n    for j, vj in enumerate(y):\n        for p, vp in enumerate(x):\n"
+        "            u = n * 0.5\n            s = u * 0.5\n        s = n * 0.5 - vj\n"
+        "        if vj == a or (k >= n - 2 or x[2] < a):\n            t = s\n"
+        "    return (x, y, s, t)\n"
+    )
+    check(dead_inner)
+    after_while = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = 0.0\n"
+        "    j = 0\n    t = a\n    while j < n and jnp.sum(y) > jnp.maximum(a, -0.5):\n"
+        "        j += 1\n        if k == 0 or t == a:\n            pass\n"
+        "    for j in range(k):\n        t = jnp.where(s > -0.5, s, (k + 1) * 0.5)\n"
+        "    u = k * 1.0 - jnp.sum(x)\n    t = u * 0.5\n    return (x, y, s, t)\n"
+    )
+    check(after_while)
+
+
+def test_a_closure_called_later_still_reads_what_a_block_before_it_leaves() -> None:
+    """The other side of the rule above: `g` is called after a loop that writes `s` (and
+    `h` passed on, called who knows when), so `s` is live after the loop either way."""
+    called_later = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = a\n    def g():\n"
+        "        return s * 2.0\n    for i in range(k):\n        s = s + x[0]\n"
+        "    return g() + y\n"
+    )
+    out = check(called_later)
+    assert out.kind == "converted", out.report()
+    passed_on = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = a\n    def h():\n"
+        "        return s * 2.0\n    hs = [h]\n    for i in range(k):\n        s = s + x[0]\n"
+        "    return hs[0]() + y\n"
+    )
+    out = check(passed_on)
+    assert out.kind == "converted", out.report()
+
+
+def test_an_outer_loop_keeps_the_answer_it_had_before_its_inner_loops_converted() -> None:
+    """Soak seed 10003, a silent wrong answer: `for i, vi in enumerate(x)` around a `while`
+    updating `x[:2]` and `y[y < s]`. Before the inner loop converted, `x` alone was updated
+    while iterated (converted: rows read from the carried `x`); after it, the carry `m, x, y
+    = carry` made the may-share analysis join `x` and `y`, which then read as a view iterated
+    while updated: the outer loop was left as Python around the converted inner one, and
+    iterated rows NumPy would have updated (6.0 where eager gives 9.0). Which names a loop
+    updates while it iterates them is now found once, on the code as the user wrote it."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = 1.0\n"
+        "    acc = 0.0\n    for i, vi in enumerate(x):\n        acc = acc + vi\n        m = 0\n"
+        "        while m < n and k > 1:\n            m += 1\n            x[:2] = x[m - 1] + 1.0\n"
+        "            y[y < s] = -0.5\n    return (x, y, acc)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+
+
+def test_an_iterated_array_rebound_to_a_new_array_before_its_updates_never_changes() -> None:
+    """Soak seed 10002: `x = x * 0.5 + y` then `x[x > a] = 0.0` (in an inner loop) in
+    `for i, vi in enumerate(x)`: the updates write into the new array, never the iterated
+    one, so the loop converts (it was refused, and converted once its inner loop's update
+    read as a rebinding: not idempotent). Rebound to a view (`x = x[::-1]`), NumPy's updates
+    write into the iterated array: the loop and the loops inside it stay Python (the inner
+    one was converted, which was a silent wrong answer)."""
+    fresh = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    acc = 0.0\n"
+        "    for i, vi in enumerate(x):\n        acc = acc + vi\n        x = x * 0.5 + y\n"
+        "        for m in range(n):\n            x[x > a] = 0.0\n    return x, acc\n"
+    )
+    out = check(fresh)
+    assert out.kind == "converted", out.report()
+    view = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    for v in x:\n        x = x[::-1]\n"
+        "        for j in range(2):\n            x[j] = v + 1.0\n    return x\n"
+    )
+    out = check(view)
+    assert out.kind == "refused", out.report()
+
+
+def test_branch_operands_come_in_source_order_whatever_the_hash_seed() -> None:
+    """Soak corpus (seed 777): the names a lambda reads (a ternary inside a branch, made
+    `lax.cond(p, lambda: a, lambda: jnp.where(1.5 >= t, s, s))`) were listed from a set, so
+    the order of a branch function's parameters changed with the process's string hashes:
+    two runs converted one file two ways."""
+    import subprocess
+    import sys
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    t = y[1]\n    if ((a <= 0.0) or (k > 1)) and (s <= a):\n"
+        "        x[1:] = (a if (k > 1) or (n > 3) else jnp.where(1.5 >= t, s, s))\n"
+        "    return x, y, s, t\n"
+    )
+    code = (
+        "import sys, autojit\n"
+        "print(autojit.convert_source(sys.stdin.read(), 'm.py', all_functions=True).text)\n"
+    )
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", code], input=src, capture_output=True, text=True, check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(1, 7)
+    }
+    assert len(texts) == 1, texts
+    check(src)

@@ -104,17 +104,19 @@ def user_functions(fn) -> list[tuple[gast.AST, str, set[str]]]:
     return found
 
 
-def closures_outside(fn, block: list) -> dict[str, set[str]]:
+def closures_outside(fn, block: list, scope: ModuleScope | None = None) -> dict[str, set[str]]:
     """The functions ``fn`` defines outside ``block`` (`def` statements and lambdas assigned to a
-    name), each with the names of ``fn`` it reads when called (a closure calling another reads
-    what that one reads)."""
+    name), each with the names of ``fn`` it reads when called (a closure calling another
+    reads what that one reads). With ``scope``, a function called only where it is defined
+    (:func:`called_where_defined`) is left out: what it reads is read by its `def` statement."""
     functions = user_functions(fn)
     if not functions:
         return {}
     inside = {id(st) for st in walk_statements(block, into_functions=True)}
+    immediate = called_where_defined(fn, scope) if scope is not None else frozenset()
     closures: dict[str, set[str]] = {}
     for st, name, reads in functions:
-        if id(st) not in inside:
+        if id(st) not in inside and id(st) not in immediate:
             closures.setdefault(name, set()).update(reads)
     changed = bool(closures)
     while changed:
@@ -127,11 +129,150 @@ def closures_outside(fn, block: list) -> dict[str, set[str]]:
     return closures
 
 
-def read_by_closures(fn, block: list) -> set[str]:
+def read_by_closures(fn, block: list, scope: ModuleScope | None = None) -> set[str]:
     """The names that functions defined outside ``block`` read when called, after it too: a
     value the block gives one of them is an output of the block (`lr` of `apply = lambda g:
-    p - lr * g`, set in a branch and read by a later `apply(g)`)."""
-    return set().union(*closures_outside(fn, block).values())
+    p - lr * g`, set in a branch and read by a later `apply(g)`). With ``scope``, not those
+    of a function called only where it is defined (:func:`called_where_defined`)."""
+    return set().union(*closures_outside(fn, block, scope).values())
+
+
+# the jax.lax functions that call the functions they are given during the call, and keep none
+_CALLING_NOW = frozenset(
+    f"jax.lax.{n}" for n in ("cond", "while_loop", "fori_loop", "scan", "map", "switch")
+)
+_SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
+# what makes code of a function run after a call of it returns (a `def` in it may not: checked)
+_DEFERRED = (gast.Lambda, gast.AsyncFunctionDef, gast.ClassDef, gast.Yield, gast.YieldFrom,
+             gast.Await, gast.Global, gast.Nonlocal)  # fmt: skip
+
+
+def called_where_defined(fn, scope: ModuleScope) -> frozenset[int]:
+    """The ids of the user's `def` statements in ``fn`` (:func:`user_functions`) whose function
+    is only called right where it is defined (:func:`_defs_called_where_defined`): what such a
+    function reads is read by its `def` statement, where liveness counts it, and no later call
+    reads another value of it. The conversion of an `if` or a loop writes its branch and body
+    functions so; giving them the same answer, generated or read back from a converted file,
+    keeps a second conversion from changing more."""
+    functions = [st for st, _name, _reads in user_functions(fn) if type(st) is gast.FunctionDef]
+    if not functions:
+        return frozenset()
+    immediate = _defs_called_where_defined(fn, scope)
+    return frozenset(id(st) for st in functions if id(st) in immediate)
+
+
+def _defs_called_where_defined(fn, scope: ModuleScope) -> set[int]:
+    """The ids of the `def` statements in ``fn``'s own blocks whose every use is a call of the
+    function, or an argument of a `jax.lax` function that calls it then (`lax.cond(p, _then,
+    _else, x)`), in simple statements after the `def` in its block, with no statement between
+    rebinding a name it reads, and whose code never runs after the call returns (no decorator,
+    lambda, class, `yield`, `nonlocal`, nor a `def` of its own but one called so in turn)."""
+    uses: dict[str, int] = {}  # name -> how many times fn uses it (loads and stores)
+    declared: set[str] = set()  # the names a `nonlocal` / `global` rebinds from elsewhere
+    for n in gast.walk(fn):
+        t = type(n)
+        if t is gast.Name:
+            uses[n.id] = uses.get(n.id, 0) + 1
+        elif t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n is not fn:
+            uses[n.name] = uses.get(n.name, 0) + 1
+        elif t is gast.Nonlocal or t is gast.Global:
+            declared.update(n.names)
+    out: set[int] = set()
+    for block in _blocks(fn.body):
+        for i, st in enumerate(block):
+            if type(st) is not gast.FunctionDef or st.decorator_list:
+                continue
+            reads = function_free_reads(st)
+            if reads & declared or _runs_later(st, scope):
+                continue
+            if _used_right_after(st, reads, block, i, uses.get(st.name, 0) - 1, scope):
+                out.add(id(st))
+    return out
+
+
+def _runs_later(st, scope: ModuleScope) -> bool:
+    """Whether code of the function ``st`` may run after a call of it has returned."""
+    defs = False
+    for b in st.body:
+        for n in gast.walk(b):
+            t = type(n)
+            if t is gast.FunctionDef:
+                defs = True
+            elif t in _DEFERRED:
+                return True
+    if not defs:
+        return False
+    inner = _defs_called_where_defined(st, scope)
+    return any(
+        type(d) is gast.FunctionDef and id(d) not in inner for d in walk_statements(st.body)
+    )
+
+
+def _used_right_after(st, reads: set[str], block: list, i: int, count: int, scope) -> bool:
+    """Whether the ``count`` uses of the name of the `def` ``st`` (at ``block[i]``) are calls in
+    simple statements after it in ``block``, with no statement between rebinding ``reads``."""
+    name, found = st.name, 0
+    for later in block[i + 1 :]:
+        if found == count:
+            return True
+        calls = 0
+        for n in gast.walk(later):
+            t = type(n)
+            if t is gast.Call:
+                if type(n.func) is gast.Name and n.func.id == name:
+                    calls += 1
+                dotted = dotted_name(n.func) if n.args else None
+                if dotted is not None and scope.qualified(dotted) in _CALLING_NOW:
+                    calls += sum(1 for a in n.args if type(a) is gast.Name and a.id == name)
+            elif t in _DEFERRED:
+                calls = -1  # (a lambda or definition: what it does runs later)
+                break
+        mine = sum(1 for n in gast.walk(later) if type(n) is gast.Name and n.id == name)
+        if mine:
+            if not isinstance(later, _SIMPLE_STATEMENTS) or calls != mine:
+                return False
+            found += mine
+            # (a `:=` in the statement that uses it may rebind what it reads before the call)
+            if expr_activity(later).writes & reads and any(
+                type(n) is gast.NamedExpr for n in gast.walk(later)
+            ):
+                return False
+        elif _rebinds(later, reads):
+            return False
+    return found == count
+
+
+def _rebinds(stmt, names: set[str]) -> bool:
+    """Whether ``stmt`` binds one of ``names`` (anywhere in it: a nested function's own names
+    count too, as they may)."""
+    for n in gast.walk(stmt):
+        t = type(n)
+        if t is gast.Name and type(n.ctx) is not gast.Load and n.id in names:
+            return True
+        if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n.name in names:
+            return True
+        if t in (gast.Global, gast.Nonlocal, gast.Import, gast.ImportFrom, gast.Match):
+            return True  # (names bound otherwise than by a `Name`)
+    return False
+
+
+def _blocks(body: list):
+    """Every statement list of a function body (not entering nested functions)."""
+    stack = [body]
+    while stack:
+        block = stack.pop()
+        yield block
+        for s in block:
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                continue
+            for f in ("body", "orelse", "finalbody"):
+                sub = getattr(s, f, None)
+                if sub:
+                    stack.append(sub)
+            for h in getattr(s, "handlers", None) or ():
+                stack.append(h.body)
+            for c in getattr(s, "cases", None) or ():
+                stack.append(c.body)
 
 
 def effectful_call(fn, scope, block: list) -> str | None:

@@ -613,7 +613,7 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
     loops, helpers that may return their argument)."""
     env = ctx.analysis.env_before(stmt)
     # (and what the function's closures read: called after the update, they read it then)
-    live = ctx.analysis.live_out(stmt) | read_by_closures(ctx.fn, [stmt])
+    live = ctx.analysis.live_out(stmt) | read_by_closures(ctx.fn, [stmt], ctx.scope)
     out = []
     # (through chains of views: `rr = r` of a row `r` of `for r in x` shows x's memory)
     mine = set(viewed_through(env, x))

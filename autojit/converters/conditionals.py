@@ -1063,7 +1063,7 @@ class _Conditionals:
     def _plan(self, s, branches: list[list]) -> _Plan:
         an = self.an
         # (a closure defined before may read a name after: `apply(g)` reading `lr`)
-        live = an.live_out(s) | read_by_closures(self.ctx.fn, s.body + s.orelse)
+        live = an.live_out(s) | read_by_closures(self.ctx.fn, s.body + s.orelse, self.ctx.scope)
         defined = an.defined_before(s)
         acts = [an.activity.of_block(b) for b in branches]
         writes_order: list[str] = []
@@ -2500,9 +2500,13 @@ def _names_in_order_of(node, store: bool, out: list[str]) -> None:
     # a module function, not a recursive closure: that is a reference cycle (garbage that
     # only the collector frees)
     if isinstance(node, (gast.Lambda,)):
-        for n in expr_activity(node).reads:
-            if not store and n not in out:
-                out.append(n)
+        if not store:  # (what it reads of the enclosing scope, in source order)
+            free = expr_activity(node).reads
+            inner: list[str] = []
+            for part in [*node.args.defaults, *node.args.kw_defaults, node.body]:
+                if part is not None:
+                    _names_in_order_of(part, False, inner)
+            out.extend(n for n in inner if n in free and n not in out)
         return
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
         if store and node.name not in out:

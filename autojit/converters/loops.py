@@ -692,6 +692,11 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         indexed = _indexed_plan(ctx, an, loop, targets, lax)
         if indexed is not None:
             return indexed  # (else, `enumerate(x, 1)`: refused below)
+    if kinds == {"rebind", "item"} and all(
+        _never_updated_in_place(ctx, loop.body, n) for n in updated
+    ):
+        # (`y = y * 0.5` then `y[j] = v` in `for v in y`: the iterated array never changes)
+        kinds = {"rebind"}
     if kinds and kinds != {"rebind"}:
         ctx.refuse(
             "AJ932",
@@ -763,6 +768,19 @@ def _updated_while_iterated(ctx: Context, an: FunctionAnalysis, loop) -> tuple[s
     `w = y`) that its body writes, and how it writes them (:func:`_write_kind`): NumPy's
     iteration reads the array as the body leaves it at each step, a converted (or jax)
     iteration the array before the loop."""
+    updated: set[str] | None = loop.__dict__.get("_aj_updated_while_iterated")
+    if updated is None:
+        updated = loop._aj_updated_while_iterated = _updated_names(ctx, an, loop)
+    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
+    kinds.discard(None)
+    return updated, kinds
+
+
+def _updated_names(ctx: Context, an: FunctionAnalysis, loop) -> set[str]:
+    """The names of :func:`_updated_while_iterated`, found the first time it is asked, before
+    the loops inside are converted: the carry of a converted loop (`x, y = carry`) makes the
+    may-share analysis join the arrays it holds, which NumPy never shared (asked again, the
+    outer loop would be left as Python around an inner loop converted on the first answer)."""
     env = an.env_before(loop)
     viewed = views_of(loop.iter)
     for n in list(viewed):
@@ -779,9 +797,7 @@ def _updated_while_iterated(ctx: Context, an: FunctionAnalysis, loop) -> tuple[s
         # the may-share analysis joins with the iterated names)
         shared = set().union(*(ctx.sharing().shared_with(n) for n in viewed))
         updated |= arrays & shared
-    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
-    kinds.discard(None)
-    return updated, kinds
+    return updated
 
 
 def _write_kind(st, name: str) -> str | None:
@@ -852,6 +868,49 @@ def _rebinds_first(stmts: list, name: str) -> bool:
     return True
 
 
+def _never_updated_in_place(ctx: Context, stmts: list, name: str) -> bool:
+    """Whether the array ``name`` holds before ``stmts`` is never updated in place by them:
+    ``name`` is surely rebound before any item update runs (:func:`_rebinds_first`), and each
+    rebinding of it there makes a new array (`y = y * 0.5`, `y = jnp.where(...)`), never a view
+    of one (`y = y[::-1]`: NumPy's `y[j] = v` then writes into the array it was before)."""
+    return _rebinds_first(stmts, name) and _fresh_rebinds(ctx, stmts, name)
+
+
+def _fresh_rebinds(ctx: Context, stmts: list, name: str) -> bool:
+    """Whether every rebinding of ``name`` in ``stmts`` (item updates aside; in the code an
+    inner loop or `if` already converted replaced, too) assigns a new array: arithmetic, a
+    constant, or a call of a jax function that returns no view of its arguments."""
+    for st in _own_statements(stmts):
+        kind = _write_kind(st, name)
+        if kind is None:
+            continue
+        orig = getattr(st, "_aj_replaces", None)
+        if isinstance(orig, _COMPOUND):
+            if not all(_fresh_rebinds(ctx, b, name) for b in _compound_blocks(orig)):
+                return False
+            continue
+        if kind == "item":
+            continue
+        if not (
+            isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and _makes_new_array(ctx, st.value)
+        ):
+            return False
+    return True
+
+
+def _makes_new_array(ctx: Context, value) -> bool:
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        return True
+    if isinstance(value, gast.Call) and not views_of(value):
+        dotted = dotted_name(value.func)
+        qualified = ctx.scope.qualified(dotted) if dotted is not None else None
+        return qualified is not None and qualified.startswith("jax.")
+    return False
+
+
 def _iterated_names(node) -> set[str]:
     """The arrays a ``for`` header iterates as they change (``y``, ``enumerate(y)``,
     ``zip(y, z)``, ``y[1:]``), not those it only reads once (``range(len(y))``)."""
@@ -899,7 +958,7 @@ def _mixed_iteration_loops(ctx: Context, stmts: list) -> dict[int, tuple[int, st
             kinds = {_write_kind(s, name) for s in _own_statements(st.body)} - {None}
             if len(kinds) < 2 and "mixed" not in kinds:
                 continue
-            if "mixed" not in kinds and _rebinds_first(st.body, name):
+            if "mixed" not in kinds and _never_updated_in_place(ctx, st.body, name):
                 continue
             for inner in _own_statements(st.body):
                 if isinstance(inner, (gast.For, gast.While)) and any(
@@ -1766,7 +1825,7 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
     live_after = (
         an.live_out(loop) | an.live_in(loop.orelse[0]) if loop.orelse else an.live_out(loop)
     )
-    live_after = live_after | read_by_closures(an.fn, loop.body)  # (read by a later call)
+    live_after = live_after | read_by_closures(an.fn, loop.body, an.scope)  # (read by a later call)
     exposed = _exposed_reads(an, loop.body)
     if isinstance(loop, gast.While):
         exposed = exposed | expr_activity(loop.test).reads
@@ -2330,7 +2389,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
             and (ret_node is None or plan.index not in expr_activity(ret_node.value).reads)
             and plan.index not in an.activity.of_block(loop.body).writes
             and plan.index not in an.live_out(loop)
-            and plan.index not in read_by_closures(an.fn, loop.body)  # (by a later call)
+            and plan.index not in read_by_closures(an.fn, loop.body, an.scope)  # (by a later call)
         )
         if own_index:
             # the loop variable is only read in the body: it is the counter itself

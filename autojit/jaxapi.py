@@ -316,6 +316,14 @@ STATIC_PARAMETERS: dict[str, dict[str, int | None]] = {
     "jax.lax.top_k": {"k": 1},
     "jax.lax.convert_element_type": {"new_dtype": 1},
     "jax.lax.scan": {"length": 3, "reverse": 4, "unroll": 5},
+    "jax.lax.dot_general": {"dimension_numbers": 2, "precision": 3, "preferred_element_type": 4},
+    "jax.lax.dot": {"dimension_numbers": None, "precision": None, "preferred_element_type": None},
+    "jax.lax.conv_general_dilated": {
+        "window_strides": 2, "padding": 3, "lhs_dilation": 4, "rhs_dilation": 5,
+        "dimension_numbers": 6, "feature_group_count": 7,
+    },  # fmt: skip
+    "jax.lax.pad": {"padding_config": 2},
+    "jax.lax.reduce_precision": {"exponent_bits": 1, "mantissa_bits": 2},
     # -- jax.random: shapes of samples, counts of keys
     "jax.random.split": {"num": 1},
     "jax.random.normal": {"shape": 1, "dtype": 2},

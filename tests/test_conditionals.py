@@ -46,6 +46,40 @@ def _assert_refused_aj918(src: str) -> None:
     assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
+@pytest.mark.parametrize("power", ["x **= k", "x = x ** k"])
+def test_a_traced_array_raised_to_a_python_int_set_in_a_branch_converts(power):
+    """`x **= k` and `x = x ** k` of a traced array by an int `k` a traced `if` sets: a float
+    array's power, a jax value as written too. The value of `x` was followed as a Python
+    number made traced (AJ918, "an integer power"), a false refusal. `m **= -k` of an int
+    `m` still is refused: a traced negative power of an int has no float result."""
+    _assert_converted_as_eager(
+        "import jax.numpy as jnp\n\ndef f(x):\n    k = 2\n    if x[0] > 0:\n        k = 3\n"
+        f"    {power}\n    return x\n"
+    )
+    _assert_refused_aj918(
+        "import jax.numpy as jnp\n\ndef f(x):\n    k = 2\n    if x[0] > 0:\n        k = 3\n"
+        "    m = 10\n    m **= -k\n    return x * m\n"
+    )
+
+
+def test_dimension_numbers_chosen_by_a_traced_ternary_are_refused():
+    """`dims = (...) if q[0, 0] > 0 else (...)` then `lax.dot_general(q, k, dims)`: the
+    dimension numbers must be Python values; converted, the ternary made them arrays (jax's
+    error at trace time, no refusal). `dot_general`, `conv_general_dilated`, `pad` and
+    `reduce_precision` now list their static parameters."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(q, k):\n"
+        "    dims = (((1,), (0,)), ((), ())) if q[0, 0] > 0 else (((1,), (1,)), ((), ()))\n"
+        "    return jax.lax.dot_general(q, k, dims)\n"
+    )
+    eye = np.eye(2, dtype=np.float32)
+    out = oracle.run(src, [(eye, eye), (-eye, eye)], name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
 def _leaves(v):
     return jax.tree_util.tree_flatten(v)
 

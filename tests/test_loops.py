@@ -2446,6 +2446,25 @@ def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
     assert out.kind in oracle.OK, out.report()
 
 
+@pytest.mark.parametrize("flip", ["sign *= -1", "sign = sign * -1", "sign = -sign"])
+def test_a_sign_flipped_in_place_is_no_growth(flip):
+    """`sign *= -1` keeps the int in range, as `sign = sign * -1` does; the augmented form was
+    read as a product that grows (AJ932: the loop stayed Python, a false refusal). It is now
+    read as the binary one. The while loop converts, with the eager original's values."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    sign = 1\n    acc = 0.0\n"
+        f"    while acc < 10.0:\n        {flip}\n        acc = acc + jnp.abs(x[0]) + 1.0\n"
+        "    return acc * sign\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 2.0, 3.0),), (f32(-4.0, 2.0, -3.0),)], name="f")
+    assert out.kind == "converted", out.report()
+    doubled = src.replace(flip, "sign *= 2")
+    out = oracle.run(doubled, [(f32(1.0, 2.0, 3.0),)], name="f")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+
+
 @pytest.mark.parametrize(
     "step",
     [

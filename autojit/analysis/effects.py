@@ -471,13 +471,18 @@ def python_value_use(
             names = names - {st.targets[0].id}  # (`k = 3` after the `if`: a new value)
             continue
         if isinstance(st, gast.AugAssign) and isinstance(st.op, (gast.Pow, gast.LShift)):
-            if expr_activity(st.value).reads & names or (
-                isinstance(st.target, gast.Name) and st.target.id in names
+            # (as `t = t ** k`: a power of the value by an int, or an int's power by the value;
+            # `x **= k` of a float array is a float power)
+            read = sorted(expr_activity(st.value).reads & names)
+            if (read and _python_int(st.target, st, dtype_of)) or (
+                isinstance(st.target, gast.Name)
+                and st.target.id in names
+                and _python_int(st.value, st, dtype_of)
             ):
                 power = isinstance(st.op, gast.Pow)
-                if _python_int(st.target, st, dtype_of) or _python_int(st.value, st, dtype_of):
-                    name = next(iter(sorted(expr_activity(st.value).reads & names)), None)
-                    return name or st.target.id, "an integer power" if power else "a left shift"
+                return (read or [st.target.id])[0], (
+                    "an integer power" if power else "a left shift"
+                )
         if (
             dtype_of is not None
             and isinstance(st, gast.AugAssign)
@@ -1055,11 +1060,15 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
                         more.add(t.value.id)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
                 value = st.value
+                if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+                    # (`x **= k` computes `x ** k`: with a traced `x`, a jax value already)
+                    value = gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, value)
                 if (
                     value is not None
-                    and expr_activity(value).reads & out  # (memoised: the cheap test first)
+                    and expr_activity(st.value).reads & out  # (memoised: the cheap test first)
                     and _value_reads(value) & out
                     and (facts is None or _python_valued(facts, value, st))
+                    and (facts is None or not _computed_with_traced(facts, value, st, out))
                 ):
                     targets = st.targets if isinstance(st, gast.Assign) else [st.target]
                     for t in targets:
@@ -1075,6 +1084,16 @@ def _python_valued(facts: ValueFacts, value, st) -> bool:
     1 or more) or a container. (A traced scalar may be one a conversion made traced.)"""
     v = facts.value(value, st)
     return v.scalar is not False and v.kind not in (Kind.LIST, Kind.DICT, Kind.NUMPY)
+
+
+def _computed_with_traced(facts: ValueFacts, value, st, followed: set[str]) -> bool:
+    """Whether ``value`` computes with a traced name other than those ``followed`` (`x ** k`,
+    `x * k` of a traced `x`): it is a jax value in the function as written too, and what a
+    conversion makes of ``followed`` changes nothing of its nature."""
+    return any(
+        facts.value(gast.Name(n, gast.Load(), None, None), st).traced
+        for n in _value_reads(value) - followed
+    )
 
 
 def _value_reads(node) -> set[str]:
@@ -1230,15 +1249,9 @@ def grows_geometrically(loop, name: str) -> bool:
     edges: dict[str, list[tuple[str, bool]]] = {}  # source -> (target, through a product)
     written = None
 
-    def assigned(target: str, value, op=None) -> None:
-        reads = expr_activity(value).reads | ({target} if op is not None else set())
+    def assigned(target: str, value) -> None:
         growing = _growing_reads(value)
-        if op is not None and (
-            isinstance(op, (gast.Mult, gast.Pow, gast.LShift))
-            or (isinstance(op, gast.Add) and target in expr_activity(value).reads)
-        ):
-            growing |= {target} | expr_activity(value).reads
-        for r in reads:
+        for r in expr_activity(value).reads:
             edges.setdefault(r, []).append((target, r in growing))
 
     for st in walk_statements(loop.body):
@@ -1247,7 +1260,9 @@ def grows_geometrically(loop, name: str) -> bool:
                 if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
                     assigned(n.target.id, n.value)
         if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
-            assigned(st.target.id, st.value, st.op)
+            # (`p *= k` read as `p = p * k`: `sign *= -1` does not grow, as `sign * -1` does not)
+            name_read = gast.Name(st.target.id, gast.Load(), None, None)
+            assigned(st.target.id, gast.BinOp(name_read, st.op, st.value))
         elif isinstance(st, gast.Assign) and len(st.targets) == 1:
             target, value = st.targets[0], st.value
             if isinstance(target, gast.Name):

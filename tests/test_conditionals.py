@@ -80,6 +80,67 @@ def test_dimension_numbers_chosen_by_a_traced_ternary_are_refused():
     assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
+def _tiers(values, last, returned: bool) -> str:
+    """`if x[0] < 0: rate = v0 ... elif ...: rate = vN ... else: rate = last`, each tier also
+    computing an array `y` (so the chain becomes nested lax.conds, not jnp.where)."""
+    lines = ["import jax", "import jax.numpy as jnp", "", "def f(x):"]
+    for i, v in enumerate(values):
+        lines += [
+            f"    {'if' if i == 0 else 'elif'} x[0] < {i}:",
+            f"        rate = {v}",
+            f"        y = jnp.sin(x) * {i + 1}",
+        ]
+    lines += ["    else:", f"        rate = {last}", "        y = jnp.cos(x)"]
+    lines += ["    return y * rate, rate" if returned else "    return y * rate"]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_elif_chain_of_python_numbers_traces_each_tier_once():
+    """Ten tiers giving `rate` Python numbers (ints, then a float): each level promoted its
+    number against the rest of the chain with `jax.eval_shape` of it, and the rest traced it
+    in turn: every `elif` doubled the trace time (10 tiers: 4.5 s). The types of a chain of
+    number literals are known without tracing: each level takes `float(rate)` (or none),
+    and each branch is traced once."""
+    from tests.fuzz import oracle
+
+    src = _tiers(range(10), "0.5", returned=False)
+    text = convert(src).text
+    assert "eval_shape" not in text, text
+    calls = [0]
+
+    class CountingJnp:
+        def __getattr__(self, attr):
+            if attr == "sin":
+                calls[0] += 1
+            return getattr(jnp, attr)
+
+    ns = {}
+    exec(compile(text, "tiers.py", "exec"), ns)
+    ns["jnp"] = CountingJnp()
+    jax.jit(ns["f"]).lower(np.zeros(3, np.float32))
+    assert calls[0] == 10, calls  # (once per tier: 1023 with the doubling)
+    inputs = [(np.array([v, 1.0], np.float32),) for v in (-1.0, 0.5, 4.5, 8.5, 9.5)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize("values, last", [((0.5, 1, 2, 3), "4"), ((1, -2, 0.5, 4), "-1")])
+def test_an_elif_chain_returning_numbers_of_two_types_is_refused_as_a_whole(values, last):
+    """An `elif` chain whose tiers give `rate` ints and floats, `rate` returned as it is
+    (Python returns each path's type, a traced value has one dtype): the inner tiers, all
+    ints, were converted, and the outer one, refused (AJ918) on the second conversion only,
+    or its dtype came back promoted on every path. The question is now asked of the whole
+    chain at each tier: refused as written, the same twice."""
+    from tests.fuzz import oracle
+
+    inputs = [(np.array([v, 1.0], np.float32),) for v in (-1.0, 0.5, 1.5, 2.5, 3.5, 9.0)]
+    out = oracle.run(_tiers(values, last, returned=True), inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+    out = oracle.run(_tiers(values, last, returned=False), inputs, name="f")
+    assert out.kind == "converted", out.report()
+
+
 def _leaves(v):
     return jax.tree_util.tree_flatten(v)
 

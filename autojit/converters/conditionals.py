@@ -743,11 +743,23 @@ class _Conditionals:
             found = fn._aj_int_constants = {**module, **int_ranges(fn, writes)}
         return found
 
+    def _python_values(self, s, branch_writes: set[str] | None = None) -> set[str]:
+        """The names the branches of ``s`` write that hold a Python value before it, or that a
+        branch gives one (`found = True`)."""
+        if branch_writes is None:
+            branch_writes = self.an.activity.of_block(s.body + s.orelse).writes
+        env = self.an.env_before(s)
+        out = {n for n in branch_writes if n in env and env[n].static}
+        for st in _walk(s.body + s.orelse):
+            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
+                out.update(t.id for t in st.targets if isinstance(t, gast.Name))
+        return out
+
     def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
         """The names of ``python_values`` whose Python type ('bool', 'int', 'float') differs
         between the paths of ``s``, with those types."""
         types: dict[str, set[str | None]] = {}
-        for st in _walk(s.body + s.orelse):
+        for st in _walk_as_written(s.body + s.orelse):
             if isinstance(st, gast.Assign) and self.value(st.value, st).static:
                 for t in st.targets:
                     if isinstance(t, gast.Name) and t.id in python_values:
@@ -800,10 +812,7 @@ class _Conditionals:
             )
         branch_writes = self.an.activity.of_block(s.body + s.orelse).writes
         env = self.an.env_before(s)
-        python_values = {n for n in branch_writes if n in env and env[n].static}
-        for st in _walk(s.body + s.orelse):  # (`found = True` in a branch: a Python value too)
-            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
-                python_values.update(t.id for t in st.targets if isinstance(t, gast.Name))
+        python_values = self._python_values(s, branch_writes)
         wide = next(
             (
                 (t.id, value)
@@ -881,6 +890,18 @@ class _Conditionals:
                 f"before, or test it with jnp",
             )
         mixed = self._mixed_python_types(s, env, python_values)
+        # (and those of the traced `if`s around it, an `elif` chain: converted first, this one
+        # would leave them a converted chain they could not refuse once, as written, alike)
+        for a in reversed(self.ancestors.get(id(s), ())):
+            if not isinstance(a, gast.If):
+                break  # (a loop: the `if`s around it are another question)
+            if self._test_kind(a) is Kind.STATIC:
+                continue
+            outer = self._mixed_python_types(
+                a, self.an.env_before(a), self._python_values(a) & branch_writes
+            )
+            for n, ts in outer.items():
+                mixed[n] = mixed.get(n, set()) | ts
         returned = returned_as_is(after, mixed) if mixed else None
         if returned is not None:
             raise _Refused(
@@ -1435,9 +1456,27 @@ class _Conditionals:
                 if vals[i].dtype == "bool":
                     continue
                 if nb[i] and vals[j].kind in (Kind.TRACED, Kind.UNKNOWN):
+                    target = self._chain_promotion(vals[i], branches[j], n)
+                    if target is not None:
+                        if target != vals[i].dtype:
+                            _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
+                        continue
                     self._promote_static_side(
                         rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
                     )
+
+    def _chain_promotion(self, mine: Value, other_branch: list, n: str) -> str | None:
+        """Where the other branch gives ``n`` only Python number literals through `if`s (an
+        `elif` chain: `rate = 0` / `rate = 0.2` / ...), converted innermost first and each
+        level promoted to its widest type: that widest type, when it is also the widest with
+        this branch's number ``mine`` (`float`, `int`), which then only needs `float(n)`. No
+        `jax.eval_shape` of the other branch: in a chain, each level traced the rest of it
+        twice (the trace time doubled with every `elif`). None: not known so."""
+        theirs = _literal_number_types(self.an, other_branch, n)
+        if not theirs or mine.dtype not in ("int", "float"):
+            return None
+        widest = _widest_number_type(theirs)
+        return widest if widest == _widest_number_type(theirs | {mine.dtype}) else None
 
     def _number_like(
         self, s, i: int, n: str, vals, branches, plan: _Plan, loose: bool = True
@@ -2412,6 +2451,20 @@ def _walk(stmts):
             yield from _walk(h.body)
 
 
+def _walk_as_written(stmts):
+    """:func:`_walk`, with an `if` converted already (innermost first: an `elif`) walked as it
+    was written instead of the statements that replace it (whose branches are functions)."""
+    seen: set[int] = set()
+    for s in _walk(stmts):
+        orig = None if getattr(s, "_aj_orig", False) else getattr(s, "_aj_replaces", None)
+        if isinstance(orig, gast.If):
+            if id(orig) not in seen:
+                seen.add(id(orig))
+                yield from _walk_as_written(orig.body + orig.orelse)
+            continue
+        yield s
+
+
 def _ancestors(stmts, chain: tuple = (), out: dict | None = None) -> dict:
     """id(statement) -> the compound statements around it (not entering functions)."""
     out = {} if out is None else out
@@ -2649,6 +2702,39 @@ def _python_promotion(vals: list[Value]) -> list[str | None]:
         return [None, None]
     target = "float" if "float" in d else "int"
     return [None if x == target else target for x in d]
+
+
+def _widest_number_type(types: set[str]) -> str:
+    return "float" if "float" in types else "int" if "int" in types else "bool"
+
+
+def _literal_number_types(an: FunctionAnalysis, block: list, n: str) -> set[str] | None:
+    """The types of the Python number literals the last assignment of ``n`` in ``block`` may
+    give it (`rate = 0.2`), through `if`s (kept, or converted: the `if` a statement replaces);
+    None where any other value may reach the end of the block (or none is assigned there)."""
+    for st in reversed(block):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Return)):
+            continue
+        if n not in an.activity.of(st).writes:
+            continue
+        orig = st if isinstance(st, gast.If) else getattr(st, "_aj_replaces", None)
+        if isinstance(orig, gast.If):
+            a = _literal_number_types(an, orig.body, n)
+            b = _literal_number_types(an, orig.orelse, n) if a else None
+            return a | b if a and b else None
+        if (
+            isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and st.targets[0].id == n
+        ):
+            value = st.value
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
+                value = value.operand
+            if isinstance(value, gast.Constant) and type(value.value) in (bool, int, float):
+                return {type(value.value).__name__}
+        return None
+    return None
 
 
 def _set_slot(ret, k: int, nouts: int, new) -> None:

@@ -1697,3 +1697,52 @@ def test_branch_operands_come_in_source_order_whatever_the_hash_seed() -> None:
     }
     assert len(texts) == 1, texts
     check(src)
+
+
+_ROWS = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+# probe 13 (this round's closure rule and fresh-array rule, read adversarially): each was a
+# silent wrong answer on the first version of the rules; each must end equal or refused
+CLOSURE_AND_COPY_PROGRAMS = {
+    # an array changed in place between a closure's `def` and its call: the closure reads
+    # the changed array (through an alias), so its read is no read at the `def`
+    "alias_updated_before_the_call": (
+        "def f(x, c):\n    y = x\n    def g():\n        return y * 2\n    x[0] = 5.0\n"
+        "    return g()\n"
+    ),
+    # a call in a generator expression, or a closure returning one, runs later
+    "called_in_a_generator": (
+        "def f(x, c):\n    def g():\n        return x * 2\n    gen = (g() for _ in range(1))\n"
+        "    if c > 0:\n        x = x + 1\n    return sum(gen)\n"
+    ),
+    "returns_a_generator": (
+        "def f(x, c):\n    def g():\n        return (x * k for k in range(1, 3))\n"
+        "    gen = g()\n    if c > 0:\n        x = x + 1\n    return sum(gen)\n"
+    ),
+    # reached without its name
+    "called_through_locals": (
+        "def f(x, c):\n    def g():\n        return x * 2\n    if c > 0:\n        x = x + 1\n"
+        "    return locals()['g']()\n"
+    ),
+    # `copy=False` / `copy=None` give the array itself where no conversion is needed
+    "array_copy_false_in_a_loop": (
+        "def f(x, c):\n    s = 0.0\n    for v in x:\n        s = s + v\n"
+        "        x = jnp.array(x, copy=False)\n        x[-1] = v * 10\n    return s, x\n"
+    ),
+    "nan_to_num_copy_false_in_a_loop": (
+        "def f(x, c):\n    s = 0.0\n    for v in x:\n        s = s + v\n"
+        "        x = jnp.nan_to_num(x, copy=False)\n        x[-1] = v * 10\n    return s, x\n"
+    ),
+    "nan_to_num_copy_false_alias": (
+        "def f(x, c):\n    y = jnp.nan_to_num(x, copy=False)\n    x[0] = 5.0\n    return y\n"
+    ),
+    "array_copy_none_alias": (
+        "def f(x, c):\n    y = jnp.array(x, copy=None)\n    x[0] = 5.0\n    return y\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSURE_AND_COPY_PROGRAMS))
+def test_a_closure_run_later_or_an_array_not_copied_is_never_silently_wrong(name):
+    src = "import jax\nimport jax.numpy as jnp\n\n" + CLOSURE_AND_COPY_PROGRAMS[name]
+    out = oracle.run(src, [(_ROWS, 1.0), (_ROWS, -1.0)])
+    assert out.kind in oracle.OK, out.report()

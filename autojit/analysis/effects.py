@@ -143,8 +143,8 @@ _CALLING_NOW = frozenset(
 )
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 # what makes code of a function run after a call of it returns (a `def` in it may not: checked)
-_DEFERRED = (gast.Lambda, gast.AsyncFunctionDef, gast.ClassDef, gast.Yield, gast.YieldFrom,
-             gast.Await, gast.Global, gast.Nonlocal)  # fmt: skip
+_DEFERRED = (gast.Lambda, gast.GeneratorExp, gast.AsyncFunctionDef, gast.ClassDef, gast.Yield,
+             gast.YieldFrom, gast.Await, gast.Global, gast.Nonlocal)  # fmt: skip
 
 
 def called_where_defined(fn, scope: ModuleScope) -> frozenset[int]:
@@ -178,6 +178,8 @@ def _defs_called_where_defined(fn, scope: ModuleScope) -> set[int]:
         elif t is gast.Nonlocal or t is gast.Global:
             declared.update(n.names)
     out: set[int] = set()
+    if _REFLECTION & uses.keys():
+        return out  # (`locals()["g"]`, `eval("g()")`: a function reached without its name)
     for block in _blocks(fn.body):
         for i, st in enumerate(block):
             if type(st) is not gast.FunctionDef or st.decorator_list:
@@ -188,6 +190,9 @@ def _defs_called_where_defined(fn, scope: ModuleScope) -> set[int]:
             if _used_right_after(st, reads, block, i, uses.get(st.name, 0) - 1, scope):
                 out.add(id(st))
     return out
+
+
+_REFLECTION = frozenset({"locals", "vars", "globals", "eval", "exec"})
 
 
 def _runs_later(st, scope: ModuleScope) -> bool:
@@ -209,51 +214,73 @@ def _runs_later(st, scope: ModuleScope) -> bool:
 
 
 def _used_right_after(st, reads: set[str], block: list, i: int, count: int, scope) -> bool:
-    """Whether the ``count`` uses of the name of the `def` ``st`` (at ``block[i]``) are calls in
-    simple statements after it in ``block``, with no statement between rebinding ``reads``."""
+    """Whether the ``count`` uses (one at least) of the name of the `def` ``st`` (at
+    ``block[i]``) are calls now in simple statements after it in ``block``, with only other
+    plain `def`s between (so nothing rebinds or changes what it reads before the call), and
+    nothing else run before the call in those statements but jax's functions and an array's
+    pure methods."""
     name, found = st.name, 0
+    if count < 1:
+        return False  # (never named: `locals()["g"]()` may reach it any time)
     for later in block[i + 1 :]:
         if found == count:
             return True
-        calls = 0
-        for n in gast.walk(later):
-            t = type(n)
-            if t is gast.Call:
-                if type(n.func) is gast.Name and n.func.id == name:
-                    calls += 1
-                dotted = dotted_name(n.func) if n.args else None
-                if dotted is not None and scope.qualified(dotted) in _CALLING_NOW:
-                    calls += sum(1 for a in n.args if type(a) is gast.Name and a.id == name)
-            elif t in _DEFERRED:
-                calls = -1  # (a lambda or definition: what it does runs later)
-                break
         mine = sum(1 for n in gast.walk(later) if type(n) is gast.Name and n.id == name)
-        if mine:
-            if not isinstance(later, _SIMPLE_STATEMENTS) or calls != mine:
-                return False
-            found += mine
-            # (a `:=` in the statement that uses it may rebind what it reads before the call)
-            if expr_activity(later).writes & reads and any(
-                type(n) is gast.NamedExpr for n in gast.walk(later)
+        if not mine:
+            if not (
+                type(later) is gast.FunctionDef
+                and not later.decorator_list
+                and not later.args.defaults
+                and not any(later.args.kw_defaults)
+                and later.name not in reads
             ):
-                return False
-        elif _rebinds(later, reads):
+                return False  # (another statement between: it may change what `st` reads)
+            continue
+        if not isinstance(later, _SIMPLE_STATEMENTS) or _calls_now(later, name, scope) != mine:
             return False
+        found += mine
     return found == count
 
 
-def _rebinds(stmt, names: set[str]) -> bool:
-    """Whether ``stmt`` binds one of ``names`` (anywhere in it: a nested function's own names
-    count too, as they may)."""
+# an array's methods that change nothing (NumPy's `sort`, `fill`, `put`, `resize` do)
+_PURE_METHODS = frozenset(
+    """sum max min mean prod any all std var argmax argmin astype reshape transpose ravel
+    flatten squeeze item dot clip round cumsum cumprod conj take repeat swapaxes""".split()
+)
+
+
+def _calls_now(stmt, name: str, scope: ModuleScope) -> int | None:
+    """How many times ``stmt`` calls the function ``name`` while it runs (`name(...)`, or as
+    an argument of a jax.lax function that calls it then); None where it may run other code
+    of the user's first (a call of another function, a method that may change an array) or
+    keep the function for later (a lambda, a generator expression)."""
+    calls = 0
     for n in gast.walk(stmt):
         t = type(n)
-        if t is gast.Name and type(n.ctx) is not gast.Load and n.id in names:
-            return True
-        if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n.name in names:
-            return True
-        if t in (gast.Global, gast.Nonlocal, gast.Import, gast.ImportFrom, gast.Match):
-            return True  # (names bound otherwise than by a `Name`)
-    return False
+        if t in _DEFERRED:
+            return None
+        if t is not gast.Call:
+            continue
+        f = n.func
+        if type(f) is gast.Name and f.id == name:
+            calls += 1
+            continue
+        dotted = dotted_name(f)
+        qualified = scope.qualified(dotted) if dotted is not None else None
+        if qualified is not None and qualified.startswith("jax."):
+            if qualified in _CALLING_NOW:
+                calls += sum(1 for a in n.args if type(a) is gast.Name and a.id == name)
+            continue
+        if type(f) is gast.Attribute and (f.attr in _PURE_METHODS or _at_update(f)):
+            continue
+        return None
+    return calls
+
+
+def _at_update(f) -> bool:
+    """`y.at[i].set` (any `.at[...]` method: a new array)."""
+    v = f.value
+    return type(v) is gast.Subscript and type(v.value) is gast.Attribute and v.value.attr == "at"
 
 
 def _blocks(body: list):

@@ -292,7 +292,7 @@ class Sharing:
             qual = self._scope.qualified(name) if head not in self._local_names else None
             if qual is not None and (qual.startswith("jax.") or qual.startswith("numpy.")):
                 leaf = qual.rsplit(".", 1)[-1]
-                if (leaf in VIEW_FUNCTIONS or (leaf == "array" and _no_copy(call))) and call.args:
+                if (leaf in VIEW_FUNCTIONS or _no_copy(call)) and call.args:
                     return self._refs(call.args[0], s)
                 if qual in _TREE_CALLS:
                     # `tree_leaves(p)` gives p's own arrays; `tree_map(f, p)` what f returns,
@@ -420,9 +420,10 @@ def _free_reads(fn) -> set[str]:
 
 
 def _no_copy(call) -> bool:
-    """`x.astype(dtype, copy=False)`: x itself where the dtype is x's."""
+    """`x.astype(dtype, copy=False)`, `jnp.array(x, copy=None)`, `jnp.nan_to_num(x,
+    copy=False)`: x itself where no conversion is needed (NumPy copies only for `copy=True`)."""
     return any(
-        k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+        k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True)
         for k in call.keywords
     )
 
@@ -494,6 +495,9 @@ def views_of(node) -> set[str]:
         return set().union(*(views_of(v) for v in node.values))
     if isinstance(node, gast.Call):
         f = node.func
+        if _no_copy(node):  # (`jnp.array(y, copy=False)`, `y.astype(t, copy=None)`: y itself)
+            first = views_of(node.args[0]) if node.args else set()
+            return first | (views_of(f.value) if isinstance(f, gast.Attribute) else set())
         if isinstance(f, gast.Name) and f.id in _ROW_BUILTINS:
             return set().union(*(views_of(a) for a in node.args))
         if isinstance(f, gast.Attribute):

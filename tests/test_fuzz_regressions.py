@@ -1746,3 +1746,20 @@ def test_a_closure_run_later_or_an_array_not_copied_is_never_silently_wrong(name
     src = "import jax\nimport jax.numpy as jnp\n\n" + CLOSURE_AND_COPY_PROGRAMS[name]
     out = oracle.run(src, [(_ROWS, 1.0), (_ROWS, -1.0)])
     assert out.kind in oracle.OK, out.report()
+
+
+def test_a_ternary_the_loops_converter_keeps_is_not_rewritten_after() -> None:
+    """Probe 13: `x = x if c > 0 else x * 0.5` then `x[-1] = v * 10` in `for v in x`: the loop
+    stays Python (AJ932: on one path `x` is the iterated array, updated in place), and its
+    rebinding is kept as written, but the conditionals then made the ternary
+    `jnp.where(c > 0, x, x * 0.5)`, a new array on every path: converting the output again
+    converted the loop (s = 10, eager 36). A statement the loops converter keeps is left
+    as written by the others too."""
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, c):\n    s = 0.0\n    for v in x:\n"
+        "        s = s + v\n        x = x if c > 0 else x * 0.5\n        x[-1] = v * 10\n"
+        "    return s\n"
+    )
+    out = oracle.run(src, [(_ROWS, 1.0), (_ROWS, -1.0)])
+    assert out.kind in oracle.OK, out.report()
+    assert "jnp.where" not in out.converted, out.converted

@@ -1319,9 +1319,45 @@ def test_break_stop_encoded_with_a_while_counter_that_only_grows():
     assert "jnp.logical_and(idx < 0, k < n)" in conv.text and "break_ = False" not in conv.text
 
 
+def test_a_counter_doubled_under_a_traced_bound_is_refused_under_a_static_one_converted():
+    """`k = k * 2` in `while k < n and steps < 12`: with a traced `n`, `k` may pass 2**31 by
+    the time the test stops it (`n` above 2**30, or a float bound: `while p < lim: p *= 3`
+    with `lim = 3e9` never ended converted). Such a bound no longer keeps a product in
+    range (AJ932, the loop stays Python); a bound known when jax traces (`x.shape[0]`) does,
+    and the loop converts with its break flag."""
+    from tests.fuzz import oracle
+
+    body = """
+    def g(x, n, t):
+        k = 0
+        idx = -1
+        steps = 0
+        while k < BOUND and steps < 12:
+            if x[k % x.shape[0]] > t:
+                idx = k
+                break
+            k += 1
+            steps += 1
+            if x[k % x.shape[0]] < 0.25:
+                k = k * 2
+        return idx, k
+    """
+    x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
+    calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 9) for t in (0.85, 0.5, 2.0, -1.0)]
+    head = "import jax\nimport jax.numpy as jnp\n"
+    traced = head + textwrap.dedent(body.replace("BOUND", "n"))
+    out = oracle.run(traced, calls, name="g")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+    conv = check(body.replace("BOUND", "x.shape[0]"), "g", calls, codes=("AJ201", "AJ205"))
+    assert "break_ = False" in conv.text
+    lim = head + "def f(x, lim):\n    p = 1\n    while p < lim:\n        p = p * 3\n    return p\n"
+    out = oracle.run(lim, [(x, np.float32(100.0))], name="f")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+
+
 @pytest.mark.parametrize(
     "change",
-    ["k -= 1", "k += -1", "k = k - 1", "k = 1", "k = k * 2", "k = k + n"],
+    ["k -= 1", "k += -1", "k = k - 1", "k = 1", "k = k + n"],
 )
 def test_break_flag_kept_where_the_while_counter_may_not_grow(change):
     src = f"""
@@ -2444,6 +2480,25 @@ def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
     )
     out = oracle.run(src, [(np.linspace(-1, 1, 40).astype(np.float32),)], name="f")
     assert out.kind in oracle.OK, out.report()
+
+
+def test_a_rolling_hash_modulo_a_large_prime_is_never_made_int32():
+    """`h = (h * 131 + i) % 1000000007`: the modulus keeps `h` below 1e9, not `h * 131`,
+    which passes 2**31 before the `%` (eager 127335291, converted 265702337). A modulus or
+    `min` bound below 2**16 still keeps the value in range; a larger one no longer counts."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, n):\n    h = 7\n"
+        "    for i in range(n):\n        h = (h * 131 + i) % 1000000007\n"
+        "        if x[0] > 0:\n            h = h + 1\n    return h\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 2.0), np.int32(40)), (f32(-1.0, 2.0), np.int32(40))], name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
+    small = src.replace("1000000007", "1009")
+    out = oracle.run(small, [(f32(1.0, 2.0), np.int32(40)), (f32(-1.0, 2.0), np.int32(40))], name="f")
+    assert out.kind == "converted", out.report()
 
 
 @pytest.mark.parametrize("flip", ["sign *= -1", "sign = sign * -1", "sign = -sign"])

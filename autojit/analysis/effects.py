@@ -1351,14 +1351,21 @@ def _unit_constant(node) -> bool:
 
 def _bounds_its_value(node) -> bool:
     """`a % c` with a literal `c`, `min(a, c)` / `jnp.minimum` / `jnp.clip` with a literal
-    bound: a value kept in range whatever ``a`` is."""
+    bound: a value kept in range whatever ``a`` is. The bound is below 2**16, so that what
+    the next iteration computes with the value before bounding it (`(h * 131 + i) % c`)
+    stays in int32 too: `% 1000000007` bounds `h`, not `h * 131`, which wraps."""
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod):
-        return int_constant(node.right) is not None
+        return _small_bound(node.right)
     if isinstance(node, gast.Call):
         name = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
         if name in ("min", "minimum", "clip"):
-            return any(int_constant(a) is not None for a in node.args[1:])
+            return any(_small_bound(a) for a in node.args[1:])
     return False
+
+
+def _small_bound(node) -> bool:
+    v = int_constant(node)
+    return v is not None and abs(v) < 2**16
 
 
 def _loop_writes(loop) -> set[str]:

@@ -474,6 +474,10 @@ class _Conditionals:
     # -- expression rewrites (AJ104, AJ105, AJ106) ----------------------------------------
     def _rewrite_expressions(self) -> None:
         for s, block in list(_simple_statements(self.ctx.fn.body)):
+            if getattr(s, "_aj_refused", None):
+                # (left as written by the loops converter: `x = x if c else x * 0.5` in a loop
+                # that iterates `x`; as `jnp.where(...)` it would always make a new array)
+                continue
             if _is_print(s) and self.ctx.allowed("AJ106", s):
                 self._print(s, block)
                 continue

@@ -1735,13 +1735,16 @@ def _static_index_use(
     return None
 
 
-def _bounded_above(test, name: str) -> bool:
+def _bounded_above(an: FunctionAnalysis, loop, test, name: str) -> bool:
     """Whether the loop condition ``test`` holds only while ``name`` is below a bound (`k < n`,
-    `n >= k`, one of them in an `and`): a product of it stays in the bound's range."""
+    `n >= k`, one of them in an `and`) that keeps a product of it in int32's range: a literal
+    below 2**20, or a Python value known when jax traces (a size: `x.shape[0]`). A traced
+    bound may be anything: `while p < lim: p *= 3` with `lim = 3e9` never ended converted
+    (`p` wrapped past 2**31 and stayed below it)."""
     if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
-        return any(_bounded_above(v, name) for v in test.values)
+        return any(_bounded_above(an, loop, v, name) for v in test.values)
     if isinstance(test, gast.Call) and (dotted_name(test.func) or "").endswith("logical_and"):
-        return any(_bounded_above(v, name) for v in test.args)  # (a break flag's test)
+        return any(_bounded_above(an, loop, v, name) for v in test.args)  # (a break flag's)
     if not (isinstance(test, gast.Compare) and len(test.ops) == 1):
         return False
     left, op, right = test.left, test.ops[0], test.comparators[0]
@@ -1749,9 +1752,15 @@ def _bounded_above(test, name: str) -> bool:
         left, right = right, left
     elif not isinstance(op, (gast.Lt, gast.LtE)):
         return False
+    if not (isinstance(left, gast.Name) and left.id == name):
+        return False
     # (a bound near int32's end lets the last product overshoot it, and wrap: `p < 2e9`)
     bound = int_constant(right)
-    return isinstance(left, gast.Name) and left.id == name and (bound is None or bound < 2**20)
+    if bound is None and isinstance(right, gast.Constant) and type(right.value) is float:
+        bound = right.value
+    if bound is not None:
+        return bound < 2**20
+    return an.value(right, loop).static
 
 
 def _python_int(an: FunctionAnalysis, node, stmt) -> bool:
@@ -1942,7 +1951,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 f"powers are int32's); left as Python",
             )
             return False
-        bounded = isinstance(loop, gast.While) and _bounded_above(loop.test, n)
+        bounded = isinstance(loop, gast.While) and _bounded_above(an, loop, loop.test, n)
         if v.static and v.dtype == "int" and not bounded and grows_geometrically(loop, n):
             # (one the loop's condition bounds, `while k < n: k = k * 2`, stays in range)
             ctx.refuse(

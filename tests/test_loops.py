@@ -2482,6 +2482,32 @@ def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
     assert out.kind in oracle.OK, out.report()
 
 
+@pytest.mark.parametrize(
+    "step",
+    [
+        "t = a + b\n        a = b\n        b = t",  # Fibonacci through a temporary
+        "q = b\n        b = b + q",  # doubling through a copy
+        "b = sum([b, b])",
+    ],
+)
+def test_a_python_int_doubled_through_a_temporary_is_never_made_int32(step):
+    """`t = a + b; a = b; b = t` and `q = b; b = b + q` grow as `a, b = b, a + b` and `b = b +
+    b` do: converted, the int32 carry wrapped (eager 12586269025, jit -298632863 at n = 50;
+    2**40 against 0). A sum of two values of a cycle of the loop's assignments grows now.
+    The loop stays Python (AJ932); a traced `if` in it too (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, n):\n    a = 0\n    b = 1\n"
+        f"    for i in range(n):\n        {step}\n        if x[0] > 0:\n"
+        "            a = a + 1\n    return a + b\n"
+    )
+    inputs = [(f32(1.0, 2.0), np.int32(50)), (f32(-1.0, 2.0), np.int32(50))]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
+
+
 def test_a_rolling_hash_modulo_a_large_prime_is_never_made_int32():
     """`h = (h * 131 + i) % 1000000007`: the modulus keeps `h` below 1e9, not `h * 131`,
     which passes 2**31 before the `%` (eager 127335291, converted 265702337). A modulus or

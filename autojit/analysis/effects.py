@@ -1271,15 +1271,17 @@ def grows_geometrically(loop, name: str) -> bool:
     """Whether the loop makes ``name`` grow geometrically: a chain of its assignments leads from
     ``name`` back to it through a product, power or shift (`fact = fact * k`, `p *= 2`,
     `c = 2 * c + 1`, `c = (c << 1) | 1`, `p = p * k if c else p`, `(p := p * k)`, `t = p * k`
-    then `p = t`) or through a sum of a name with itself (`c = c + c`, `c += c`), or, in a
-    tuple assignment, a sum of two names the loop assigns (`a, b = b, a + b`)."""
+    then `p = t`), or one of the names on such a cycle is given a sum of two of them (`c = c +
+    c`, `c += c`, `a, b = b, a + b`, `t = a + b; a = b; b = t`, `q = p; p = p + q`): each
+    step adds the cycle's values to one another, as Fibonacci's does."""
     edges: dict[str, list[tuple[str, bool]]] = {}  # source -> (target, through a product)
-    written = None
+    sums: list[tuple[str, Any]] = []  # (target, value) of each assignment
 
     def assigned(target: str, value) -> None:
         growing = _growing_reads(value)
         for r in expr_activity(value).reads:
             edges.setdefault(r, []).append((target, r in growing))
+        sums.append((target, value))
 
     for st in walk_statements(loop.body):
         for root in _own_expressions(st):
@@ -1296,14 +1298,8 @@ def grows_geometrically(loop, name: str) -> bool:
                 assigned(target.id, value)
             elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple):
                 for t, v in zip(target.elts, value.elts, strict=False):
-                    if not isinstance(t, gast.Name):
-                        continue
-                    assigned(t.id, v)
-                    if t.id == name and isinstance(v, gast.BinOp) and isinstance(v.op, gast.Add):
-                        if written is None:
-                            written = _loop_writes(loop)
-                        if len(expr_activity(v).reads & written) >= 2:
-                            return True  # (`a, b = b, a + b`)
+                    if isinstance(t, gast.Name):
+                        assigned(t.id, v)
     # a path from `name` back to itself with a product on it
     seen = {(name, False)}
     todo = [(name, False)]
@@ -1316,7 +1312,58 @@ def grows_geometrically(loop, name: str) -> bool:
             if state not in seen:
                 seen.add(state)
                 todo.append(state)
-    return False
+    # the names on a cycle through `name`: reached from it, and reaching it
+    cycle = {n for n, _ in seen} & _reaching(edges, name)
+    return any(t in cycle and _additive_uses(v, cycle) >= 2 for t, v in sums)
+
+
+def _reaching(edges: dict[str, list[tuple[str, bool]]], name: str) -> set[str]:
+    """The names from which a path of ``edges`` leads to ``name`` (``name`` too)."""
+    back: dict[str, set[str]] = {}
+    for source, targets in edges.items():
+        for target, _ in targets:
+            back.setdefault(target, set()).add(source)
+    out, todo = {name}, [name]
+    while todo:
+        for source in back.get(todo.pop(), ()):
+            if source not in out:
+                out.add(source)
+                todo.append(source)
+    return out
+
+
+def _additive_uses(node, names: set[str]) -> int:
+    """How many of ``names``' values ``node`` adds up (`a + b`: 2, `(a + b) // 2`: 1, `a - b`:
+    1, `x[a]`: 0; a product counts once: the product rule sees it)."""
+    t = type(node)
+    if t is gast.Name:
+        return 1 if node.id in names else 0
+    if t is gast.BinOp:
+        op = type(node.op)
+        left, right = _additive_uses(node.left, names), _additive_uses(node.right, names)
+        if op in (gast.Add, gast.BitOr, gast.BitXor):
+            return left + right
+        if op is gast.Sub:
+            return max(left, right)  # (two values of one sign: their difference is no sum)
+        if op in (gast.FloorDiv, gast.Div, gast.RShift, gast.Mod, gast.BitAnd):
+            return min(left, 1) if not _bounds_its_value(node) else 0
+        return min(left + right, 1)  # (a product, a power, a shift: the product rule's)
+    if t is gast.UnaryOp:
+        return _additive_uses(node.operand, names)
+    if t is gast.IfExp:
+        return max(_additive_uses(node.body, names), _additive_uses(node.orelse, names))
+    if t is gast.NamedExpr:
+        return _additive_uses(node.value, names)
+    if t is gast.Call:
+        if _bounds_its_value(node):
+            return 0
+        f = node.func
+        if type(f) is gast.Name and f.id == "sum" and node.args:
+            items = node.args[0]
+            if type(items) in (gast.List, gast.Tuple, gast.Set):
+                return sum(_additive_uses(e, names) for e in items.elts)
+        return max((_additive_uses(a, names) for a in node.args), default=0)
+    return 0
 
 
 def _growing_reads(value) -> set[str]:
@@ -1366,13 +1413,3 @@ def _bounds_its_value(node) -> bool:
 def _small_bound(node) -> bool:
     v = int_constant(node)
     return v is not None and abs(v) < 2**16
-
-
-def _loop_writes(loop) -> set[str]:
-    """The names the loop's own statements assign."""
-    out: set[str] = set()
-    for st in walk_statements(loop.body):
-        for t in getattr(st, "targets", None) or [getattr(st, "target", None)]:
-            if t is not None:
-                out |= expr_activity(t).writes
-    return out

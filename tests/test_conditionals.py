@@ -141,6 +141,31 @@ def test_an_elif_chain_returning_numbers_of_two_types_is_refused_as_a_whole(valu
     assert out.kind == "converted", out.report()
 
 
+@pytest.mark.parametrize(
+    "start, branch, after",
+    [
+        (100000, "p = p + 1", "return x, p * q"),  # a step from its own value, then a product
+        (1500000000, "p = p - 1", "p += p\n    return x, p"),  # then a doubling: `k += k`
+        (100000, "p = 2 * p", "return x, p * q"),
+    ],
+)
+def test_a_python_int_stepped_in_a_branch_then_past_int32_is_refused(start, branch, after):
+    """`p = 100000; q = 100000; if x[0] > 0: p = p + 1` then `p * q`: only a name a branch
+    gave a literal had a range, so the product's 1e10 wrapped in int32 (eager 10000100000,
+    jit 1410165408), as `k = k - 1` then `k += k` from 1.5e9 did. A step from the name's own
+    value (`p + 1`, `p - 1`, `2 * p`, `p += p`) is followed now (AJ918); small values still
+    convert."""
+
+    def program(p0: int, q0: int) -> str:
+        return (
+            f"import jax.numpy as jnp\n\ndef f(x):\n    p = {p0}\n    q = {q0}\n"
+            f"    if x[0] > 0:\n        {branch}\n    {after}\n"
+        )
+
+    _assert_refused_aj918(program(start, 100000))
+    _assert_converted_as_eager(program(100, 100))
+
+
 def _leaves(v):
     return jax.tree_util.tree_flatten(v)
 

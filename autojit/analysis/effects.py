@@ -639,18 +639,24 @@ def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
                 name = st.targets[0].id
                 if name in names:
                     values = literal_ints(st.value)
-                    if values is None:
-                        unknown.add(name)
-                    else:
+                    step = self_step(name, st.value)
+                    if values is not None:
                         lo, hi = out.get(name, (values[0], values[0]))
                         out[name] = (min(lo, *values), max(hi, *values))
+                    elif step is not None and not in_loop:
+                        augmented.append((name, *step))  # (`k = k - 1`: as `k -= 1`)
+                    else:
+                        unknown.add(name)
             elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
                 if st.target.id in names:
-                    c = int_constant(st.value)
-                    if c is None or in_loop:
+                    step = self_step(
+                        st.target.id,
+                        gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, st.value),
+                    )
+                    if step is None or in_loop:
                         unknown.add(st.target.id)
                     else:
-                        augmented.append((st.target.id, st.op, c))
+                        augmented.append((st.target.id, *step))
             else:  # (any other binding: a `for` target, `:=`, `with ... as`, an import)
                 for root in _own_expressions(st):
                     unknown.update(_stored_names(root) & names)
@@ -694,6 +700,24 @@ def _interval(ranges: dict[str, Interval], node) -> Interval | None:
         a, b = _interval(ranges, node.left), _interval(ranges, node.right)
         if a is not None and b is not None:
             return _apply(node.op, a, b)
+    return None
+
+
+def self_step(name: str, value) -> tuple[Any, int] | None:
+    """(operator, int) where ``value`` is ``name`` combined with a literal int (`k - 1`,
+    `10 * k`; `k + k` as `k * 2`): the step an assignment `name = value` takes."""
+    if not isinstance(value, gast.BinOp):
+        return None
+    left, right = value.left, value.right
+    is_name = [isinstance(x, gast.Name) and x.id == name for x in (left, right)]
+    if all(is_name) and isinstance(value.op, gast.Add):
+        return gast.Mult(), 2
+    if is_name[0]:
+        c = int_constant(right)
+        return (value.op, c) if c is not None else None
+    if is_name[1] and isinstance(value.op, (gast.Add, gast.Mult)):
+        c = int_constant(left)
+        return (value.op, c) if c is not None else None
     return None
 
 

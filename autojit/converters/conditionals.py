@@ -51,6 +51,7 @@ from ..analysis.effects import (
     python_value_use,
     read_by_closures,
     returned_as_is,
+    self_step,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
@@ -918,12 +919,14 @@ class _Conditionals:
                 f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
             )
         # (only a name a branch gives a literal int may have a range: `k = 5000`, `k *= 10`)
+        # (or a step from its value: `k = k - 1`)
         literal = {
             t.id
             for st in _walk(s.body + s.orelse)
-            if isinstance(st, (gast.Assign, gast.AugAssign)) and literal_ints(st.value)
+            if isinstance(st, (gast.Assign, gast.AugAssign))
             for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
             if isinstance(t, gast.Name)
+            and (literal_ints(st.value) or self_step(t.id, st.value) is not None)
         }
         ranges = int_ranges(self.ctx.fn, python_values & literal) if literal else {}
         over = (

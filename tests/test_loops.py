@@ -1319,6 +1319,24 @@ def test_break_stop_encoded_with_a_while_counter_that_only_grows():
     assert "jnp.logical_and(idx < 0, k < n)" in conv.text and "break_ = False" not in conv.text
 
 
+# a `while` counter stopped by a bound, a step count and a `break`, changed by `change`
+_COUNTER_LOOP = """
+    def g(x, n, t):
+        k = 0
+        idx = -1
+        steps = 0
+        while k < {bound} and steps < 12:
+            if x[k % x.shape[0]] > t:
+                idx = k
+                break
+            k += 1
+            steps += 1
+            if x[k % x.shape[0]] < 0.25:
+                {change}
+        return idx, k
+    """
+
+
 def test_a_counter_doubled_under_a_traced_bound_is_refused_under_a_static_one_converted():
     """`k = k * 2` in `while k < n and steps < 12`: with a traced `n`, `k` may pass 2**31 by
     the time the test stops it (`n` above 2**30, or a float bound: `while p < lim: p *= 3`
@@ -1327,28 +1345,14 @@ def test_a_counter_doubled_under_a_traced_bound_is_refused_under_a_static_one_co
     and the loop converts with its break flag."""
     from tests.fuzz import oracle
 
-    body = """
-    def g(x, n, t):
-        k = 0
-        idx = -1
-        steps = 0
-        while k < BOUND and steps < 12:
-            if x[k % x.shape[0]] > t:
-                idx = k
-                break
-            k += 1
-            steps += 1
-            if x[k % x.shape[0]] < 0.25:
-                k = k * 2
-        return idx, k
-    """
     x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
     calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 9) for t in (0.85, 0.5, 2.0, -1.0)]
     head = "import jax\nimport jax.numpy as jnp\n"
-    traced = head + textwrap.dedent(body.replace("BOUND", "n"))
-    out = oracle.run(traced, calls, name="g")
+    traced = _COUNTER_LOOP.format(bound="n", change="k = k * 2")
+    out = oracle.run(head + textwrap.dedent(traced), calls, name="g")
     assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
-    conv = check(body.replace("BOUND", "x.shape[0]"), "g", calls, codes=("AJ201", "AJ205"))
+    static = _COUNTER_LOOP.format(bound="x.shape[0]", change="k = k * 2")
+    conv = check(static, "g", calls, codes=("AJ201", "AJ205"))
     assert "break_ = False" in conv.text
     lim = head + "def f(x, lim):\n    p = 1\n    while p < lim:\n        p = p * 3\n    return p\n"
     out = oracle.run(lim, [(x, np.float32(100.0))], name="f")
@@ -1360,21 +1364,7 @@ def test_a_counter_doubled_under_a_traced_bound_is_refused_under_a_static_one_co
     ["k -= 1", "k += -1", "k = k - 1", "k = 1", "k = k + n"],
 )
 def test_break_flag_kept_where_the_while_counter_may_not_grow(change):
-    src = f"""
-    def g(x, n, t):
-        k = 0
-        idx = -1
-        steps = 0
-        while k < n and steps < 12:
-            if x[k % x.shape[0]] > t:
-                idx = k
-                break
-            k += 1
-            steps += 1
-            if x[k % x.shape[0]] < 0.25:
-                {change}
-        return idx, k
-    """
+    src = _COUNTER_LOOP.format(bound="n", change=change)
     x = f32(0.1, 0.9, 0.2, 0.95, 0.3, 0.8)
     calls = [(x, i32(n), np.float32(t)) for n in (0, 1, 3, 9) for t in (0.85, 0.5, 2.0, -1.0)]
     conv = check(src, "g", calls, codes=("AJ201", "AJ205"))

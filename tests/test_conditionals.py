@@ -166,6 +166,34 @@ def test_a_python_int_stepped_in_a_branch_then_past_int32_is_refused(start, bran
     _assert_converted_as_eager(program(100, 100))
 
 
+@pytest.mark.parametrize(
+    "before, branch, after",
+    [
+        ("big = {n}", "r = big", "r * 30000"),  # a name of the function holding a literal
+        ("pass", "r = BIG", "r * 30000"),  # a module constant
+        ("r = {m}", "r += r", "r"),  # an augmented doubling in the branch
+    ],
+)
+def test_a_branch_giving_a_name_a_constant_or_a_doubling_past_int32_is_refused(
+    before, branch, after
+):
+    """Probe 14: `r = big` (`big = 100000`), `r = BIG` (a module constant) or `r += r` in a
+    traced branch, then `r * 30000` or `r` itself past int32: the branch's value was no
+    literal, so `r` had no range and the int32 result wrapped (eager 3000000000, jit
+    -1294967296). A name holding a literal is read with its value, and `r += r` as `r = r +
+    r` (AJ918); small values still convert."""
+
+    def program(n: int, m: int) -> str:
+        return (
+            f"import jax.numpy as jnp\n\nBIG = {n}\n\ndef f(x):\n    r = 1\n"
+            f"    {before.format(n=n, m=m)}\n    if x[0] > 0:\n        {branch}\n"
+            f"    return x, {after}\n"
+        )
+
+    _assert_refused_aj918(program(100000, 1500000000))
+    _assert_converted_as_eager(program(100, 1500))
+
+
 def _leaves(v):
     return jax.tree_util.tree_flatten(v)
 

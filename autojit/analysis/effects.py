@@ -616,10 +616,13 @@ _INT32 = (-(2**31), 2**31 - 1)
 Interval = tuple[int, int]
 
 
-def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
+def int_ranges(
+    fn, names: set[str], constants: dict[str, Interval] | None = None
+) -> dict[str, Interval]:
     """For each of ``names`` that ``fn`` only ever gives ints written with literals (`k = 3`,
-    `k = 60 * 60 * 1000`, `k *= 10_000` outside a loop), the least and greatest of them: what
-    Python's int may hold there. A name bound otherwise (from a value, in a loop) is left out."""
+    `k = 60 * 60 * 1000`, `k *= 10_000` outside a loop, a name of ``constants``: `k = BIG`),
+    the least and greatest of them: what Python's int may hold there. A name bound otherwise
+    (from a value, in a loop) is left out."""
     out: dict[str, Interval] = {}
     unknown: set[str] = set()
     augmented: list = []
@@ -639,6 +642,9 @@ def int_ranges(fn, names: set[str]) -> dict[str, Interval]:
                 name = st.targets[0].id
                 if name in names:
                     values = literal_ints(st.value)
+                    if values is None and isinstance(st.value, gast.Name) and constants:
+                        held = constants.get(st.value.id)
+                        values = list(held) if held is not None else None
                     step = self_step(name, st.value)
                     if values is not None:
                         lo, hi = out.get(name, (values[0], values[0]))

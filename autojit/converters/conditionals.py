@@ -919,19 +919,24 @@ class _Conditionals:
                 f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
             )
         # (only a name a branch gives a literal int may have a range: `k = 5000`, `k *= 10`)
-        # (or a step from its value: `k = k - 1`)
+        # (or a step from its value, `k = k - 1`, or a name holding a literal, `k = BIG`)
+        constants = self._int_constants()
         literal = {
             t.id
             for st in _walk(s.body + s.orelse)
             if isinstance(st, (gast.Assign, gast.AugAssign))
             for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
             if isinstance(t, gast.Name)
-            and (literal_ints(st.value) or self_step(t.id, st.value) is not None)
+            and (
+                literal_ints(st.value)
+                or self_step(t.id, _as_binary(st)) is not None
+                or (isinstance(st.value, gast.Name) and st.value.id in constants)
+            )
         }
-        ranges = int_ranges(self.ctx.fn, python_values & literal) if literal else {}
+        ranges = int_ranges(self.ctx.fn, python_values & literal, constants) if literal else {}
         over = (
             int32_overflow(
-                [s, *walk_statements(s.body + s.orelse), *after], ranges, self._int_constants()
+                [s, *walk_statements(s.body + s.orelse), *after], ranges, constants
             )
             if ranges
             else None
@@ -2456,6 +2461,13 @@ def _walk(stmts):
             yield from _walk(getattr(s, f, []) or [])
         for h in getattr(s, "handlers", []) or []:
             yield from _walk(h.body)
+
+
+def _as_binary(st):
+    """The value an assignment gives its target: `p += q` gives `p + q`."""
+    if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+        return gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, st.value)
+    return st.value
 
 
 def _walk_as_written(stmts):

@@ -2478,6 +2478,7 @@ def test_a_python_int_growing_geometrically_is_never_made_int32(grow):
         "t = a + b\n        a = b\n        b = t",  # Fibonacci through a temporary
         "q = b\n        b = b + q",  # doubling through a copy
         "b = sum([b, b])",
+        "a, b = [b, a + b]",  # a list display (probe 14)
     ],
 )
 def test_a_python_int_doubled_through_a_temporary_is_never_made_int32(step):
@@ -2496,6 +2497,24 @@ def test_a_python_int_doubled_through_a_temporary_is_never_made_int32(step):
     out = oracle.run(src, inputs, name="f")
     assert out.kind in oracle.OK, out.report()
     assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
+
+
+@pytest.mark.parametrize("step, refused", [("p = p * 5000000", True), ("p = p * 2", False)])
+def test_a_literal_bound_keeps_an_int_in_range_only_with_the_last_step(step, refused):
+    """Probe 14: `while p < 1000 ...: p = p * 5000000` from `p = 999`: the bound held `p`
+    below 1000 when tested, and the last step took it to 4995000000 (jit 700032704). A bound
+    counts now only where the body's steps of the name, taken at their largest from it,
+    stay in int32 (`p * 2` does: converted)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x, c):\n    p = 999\n"
+        f"    while p < 1000 and jnp.sum(x) > c:\n        {step}\n    return p\n"
+    )
+    out = oracle.run(src, [(f32(1.0, 1.0), np.float32(1.0)), (f32(1.0, 1.0), np.float32(5.0))], name="f")
+    assert out.kind == ("refused" if refused else "converted"), out.report()
+    if refused:
+        assert "AJ932" in " ".join(out.refusals), out.refusals
 
 
 def test_a_rolling_hash_modulo_a_large_prime_is_never_made_int32():

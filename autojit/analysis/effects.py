@@ -1326,7 +1326,9 @@ def grows_geometrically(loop, name: str) -> bool:
             target, value = st.targets[0], st.value
             if isinstance(target, gast.Name):
                 assigned(target.id, value)
-            elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple):
+            elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
+                value, (gast.Tuple, gast.List)
+            ):  # (`a, b = b, a + b`, `a, b = [b, a + b]`)
                 for t, v in zip(target.elts, value.elts, strict=False):
                     if isinstance(t, gast.Name):
                         assigned(t.id, v)

@@ -52,6 +52,7 @@ from ..analysis.effects import (
     int_constant,
     python_value_use,
     read_by_closures,
+    self_step,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
@@ -1737,10 +1738,11 @@ def _static_index_use(
 
 def _bounded_above(an: FunctionAnalysis, loop, test, name: str) -> bool:
     """Whether the loop condition ``test`` holds only while ``name`` is below a bound (`k < n`,
-    `n >= k`, one of them in an `and`) that keeps a product of it in int32's range: a literal
-    below 2**20, or a Python value known when jax traces (a size: `x.shape[0]`). A traced
-    bound may be anything: `while p < lim: p *= 3` with `lim = 3e9` never ended converted
-    (`p` wrapped past 2**31 and stayed below it)."""
+    `n >= k`, one of them in an `and`) that keeps it in int32's range, the loop's last steps
+    of it included (:func:`_steps_stay_in_int32`): a literal, or a Python value known when
+    jax traces (a size: `x.shape[0]`, taken as at most 2**20). A traced bound may be
+    anything: `while p < lim: p *= 3` with `lim = 3e9` never ended converted (`p` wrapped
+    past 2**31 and stayed below it), as `while p < 1000: p = p << 25` did."""
     if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
         return any(_bounded_above(an, loop, v, name) for v in test.values)
     if isinstance(test, gast.Call) and (dotted_name(test.func) or "").endswith("logical_and"):
@@ -1754,13 +1756,57 @@ def _bounded_above(an: FunctionAnalysis, loop, test, name: str) -> bool:
         return False
     if not (isinstance(left, gast.Name) and left.id == name):
         return False
-    # (a bound near int32's end lets the last product overshoot it, and wrap: `p < 2e9`)
     bound = int_constant(right)
     if bound is None and isinstance(right, gast.Constant) and type(right.value) is float:
-        bound = right.value
-    if bound is not None:
-        return bound < 2**20
-    return an.value(right, loop).static
+        bound = int(min(abs(right.value), 2**62))
+    if bound is None and an.value(right, loop).static:
+        bound = 2**20
+    return bound is not None and _steps_stay_in_int32(loop, name, abs(bound))
+
+
+def _steps_stay_in_int32(loop, name: str, bound: int) -> bool:
+    """Whether ``name``, below ``bound`` when the loop tests it, stays in int32's range
+    through one pass of the body: each assignment of it there is a step by a literal (`p = p
+    * 3`, `p <<= 1`, `p += 7`, `p //= 2`), all taken at their largest."""
+    grow, add = 1, 0
+    for st in walk_statements(loop.body):
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if not _binds_in_own_parts(st, name):
+            continue
+        value = None
+        if isinstance(st, gast.Assign) and len(st.targets) == 1:
+            value = st.value if isinstance(st.targets[0], gast.Name) else None
+        elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+            value = gast.BinOp(gast.Name(name, gast.Load(), None, None), st.op, st.value)
+        step = self_step(name, value) if value is not None else None
+        if step is None:
+            return False  # (through a temporary, a call, a tuple: not followed)
+        op, c = step
+        if isinstance(op, gast.Mult):
+            grow *= max(abs(c), 1)
+        elif isinstance(op, gast.LShift) and 0 <= c <= 62:
+            grow <<= c
+        elif isinstance(op, (gast.Add, gast.Sub)):
+            add += abs(c)
+        elif not isinstance(op, (gast.FloorDiv, gast.Mod, gast.RShift)):
+            return False  # (a power)
+    return (bound + add) * grow < 2**31
+
+
+def _binds_in_own_parts(st, name: str) -> bool:
+    """Whether ``st`` itself (not a statement nested in it) binds ``name``."""
+    for part_name in st._fields:
+        if part_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        value = getattr(st, part_name, None)
+        for part in value if isinstance(value, list) else [value]:
+            if isinstance(part, gast.AST) and any(
+                isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
+                for n in gast.walk(part)
+            ):
+                return True
+    return False
 
 
 def _python_int(an: FunctionAnalysis, node, stmt) -> bool:

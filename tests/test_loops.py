@@ -2499,7 +2499,14 @@ def test_a_python_int_doubled_through_a_temporary_is_never_made_int32(step):
     assert {"AJ932", "AJ918"} & {r.split()[0] for r in out.refusals}, out.refusals
 
 
-@pytest.mark.parametrize("step, refused", [("p = p * 5000000", True), ("p = p * 2", False)])
+@pytest.mark.parametrize(
+    "step, refused",
+    [
+        ("p = p * 5000000", True),
+        ("for i in range(30):\n            p = p * 2", True),  # an inner loop's steps
+        ("p = p * 2", False),
+    ],
+)
 def test_a_literal_bound_keeps_an_int_in_range_only_with_the_last_step(step, refused):
     """Probe 14: `while p < 1000 ...: p = p * 5000000` from `p = 999`: the bound held `p`
     below 1000 when tested, and the last step took it to 4995000000 (jit 700032704). A bound

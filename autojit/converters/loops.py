@@ -1769,11 +1769,19 @@ def _steps_stay_in_int32(loop, name: str, bound: int) -> bool:
     through one pass of the body: each assignment of it there is a step by a literal (`p = p
     * 3`, `p <<= 1`, `p += 7`, `p //= 2`), all taken at their largest."""
     grow, add = 1, 0
+    inner = {
+        id(s)
+        for s in walk_statements(loop.body)
+        if isinstance(s, (gast.For, gast.AsyncFor, gast.While))
+        for s in walk_statements(s.body)
+    }
     for st in walk_statements(loop.body):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
         if not _binds_in_own_parts(st, name):
             continue
+        if id(st) in inner:
+            return False  # (a step in an inner loop: taken any number of times per pass)
         value = None
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             value = st.value if isinstance(st.targets[0], gast.Name) else None

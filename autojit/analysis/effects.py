@@ -655,10 +655,7 @@ def int_ranges(
                         unknown.add(name)
             elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
                 if st.target.id in names:
-                    step = self_step(
-                        st.target.id,
-                        gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, st.value),
-                    )
+                    step = self_step(st.target.id, assigned_value(st))
                     if step is None or in_loop:
                         unknown.add(st.target.id)
                     else:
@@ -725,6 +722,14 @@ def self_step(name: str, value) -> tuple[Any, int] | None:
         c = int_constant(left)
         return (value.op, c) if c is not None else None
     return None
+
+
+def assigned_value(st):
+    """The value an assignment gives its target: `p += q` gives `p + q` (a node made for the
+    question, never put in the tree); an `Assign`'s or `AnnAssign`'s own value."""
+    if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+        return gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, st.value)
+    return getattr(st, "value", None)
 
 
 def literal_ints(node) -> list[int] | None:
@@ -1116,10 +1121,8 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
                     if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                         more.add(t.value.id)
             if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
-                value = st.value
-                if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
-                    # (`x **= k` computes `x ** k`: with a traced `x`, a jax value already)
-                    value = gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, value)
+                # (`x **= k` computes `x ** k`: with a traced `x`, a jax value already)
+                value = assigned_value(st)
                 if (
                     value is not None
                     and expr_activity(st.value).reads & out  # (memoised: the cheap test first)
@@ -1320,8 +1323,7 @@ def grows_geometrically(loop, name: str) -> bool:
                     assigned(n.target.id, n.value)
         if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
             # (`p *= k` read as `p = p * k`: `sign *= -1` does not grow, as `sign * -1` does not)
-            name_read = gast.Name(st.target.id, gast.Load(), None, None)
-            assigned(st.target.id, gast.BinOp(name_read, st.op, st.value))
+            assigned(st.target.id, assigned_value(st))
         elif isinstance(st, gast.Assign) and len(st.targets) == 1:
             target, value = st.targets[0], st.value
             if isinstance(target, gast.Name):

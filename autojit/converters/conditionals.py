@@ -39,6 +39,7 @@ from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
 from ..analysis.effects import (
     ValueFacts,
+    assigned_value,
     container_change,
     declared_outer,
     effect_in,
@@ -929,7 +930,7 @@ class _Conditionals:
             if isinstance(t, gast.Name)
             and (
                 literal_ints(st.value)
-                or self_step(t.id, _as_binary(st)) is not None
+                or self_step(t.id, assigned_value(st)) is not None
                 or (isinstance(st.value, gast.Name) and st.value.id in constants)
             )
         }
@@ -2461,13 +2462,6 @@ def _walk(stmts):
             yield from _walk(getattr(s, f, []) or [])
         for h in getattr(s, "handlers", []) or []:
             yield from _walk(h.body)
-
-
-def _as_binary(st):
-    """The value an assignment gives its target: `p += q` gives `p + q`."""
-    if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
-        return gast.BinOp(gast.Name(st.target.id, gast.Load(), None, None), st.op, st.value)
-    return st.value
 
 
 def _walk_as_written(stmts):

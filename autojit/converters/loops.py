@@ -43,6 +43,7 @@ from ..analysis.dataflow import Liveness
 from ..analysis.effects import (
     CHANGING_METHODS,
     ValueFacts,
+    assigned_value,
     closures_outside,
     container_change,
     declared_outer,
@@ -1786,7 +1787,7 @@ def _steps_stay_in_int32(loop, name: str, bound: int) -> bool:
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             value = st.value if isinstance(st.targets[0], gast.Name) else None
         elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
-            value = gast.BinOp(gast.Name(name, gast.Load(), None, None), st.op, st.value)
+            value = assigned_value(st)
         step = self_step(name, value) if value is not None else None
         if step is None:
             return False  # (through a temporary, a call, a tuple: not followed)

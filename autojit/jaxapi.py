@@ -435,3 +435,16 @@ def _as_spec(params: dict[str, int | None]) -> tuple:
 # The same table as (positional indices or "*", keyword names), for quick lookups.
 SHAPE_ARGUMENTS: dict[str, tuple] = {k: _as_spec(v) for k, v in STATIC_PARAMETERS.items()}
 CALLABLE_ARGUMENTS: dict[str, tuple] = {k: _as_spec(v) for k, v in CALLABLE_PARAMETERS.items()}
+
+
+# jax.numpy functions that work item by item (on broadcast arguments): their result at each
+# position depends on their arguments' items there only
+ELEMENTWISE_FUNCTIONS = frozenset(
+    """abs absolute negative positive sign square sqrt cbrt exp exp2 expm1 log log1p log2 log10
+    sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh floor ceil
+    round rint trunc fix maximum minimum fmax fmin clip where add subtract multiply divide
+    true_divide floor_divide mod remainder power float_power reciprocal logical_and logical_or
+    logical_not logical_xor isnan isinf isfinite greater less equal not_equal greater_equal
+    less_equal asarray float32 float16 bfloat16 int32 int8 int16 uint8 uint32 bool_ heaviside
+    hypot copysign deg2rad rad2deg radians degrees""".split()
+)

@@ -1955,15 +1955,41 @@ def test_a_python_value_of_two_types_returned_as_it_is_is_refused(body):
     _assert_refused_aj918(src)
 
 
-def test_a_python_value_of_two_types_used_with_an_array_converts():
-    """`scale = 1` / `scale = 0.5` then `x * scale`: the array's dtype decides, as in Python."""
+def test_a_python_value_of_two_types_used_with_a_float_array_converts():
+    """`scale = 1` / `scale = 0.5` then `y * scale` of a float array `y`: its dtype decides,
+    as in Python."""
     src = HEADER + (
-        "def f(x):\n    scale = 1\n    if x[0] > 0:\n        scale = 0.5\n    return x * scale\n"
+        "def f(x):\n    y = jnp.asarray(x, jnp.float32)\n    scale = 1\n    if x[0] > 0:\n"
+        "        scale = 0.5\n    return y * scale\n"
     )
     c = convert(src)
     assert not c.refusals, c.refusals
     _assert_converted_as_eager(src)
     assert "jnp.where(x[0] > 0, 0.5, scale)" in c.text, c.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    scale = 1\n    if x[0] > 0:\n        scale = 0.5\n    return x * scale\n",
+        "    if x[0] > 0:\n        s = 2\n    else:\n        s = 0.5\n    return jnp.abs(x * s)\n",
+        "    s = 2 if x[0] > 0 else 0.5\n    return x * s\n",
+        "    return x * (2 if x[0] > 0 else 0.5)\n",
+        "    y = x + (2 if x[0] > 0 else 0.5)\n    return y\n",
+    ],
+)
+def test_a_python_number_of_two_types_times_an_array_of_unknown_dtype_is_refused(body):
+    """Probe 14: `scale` an int on one path, a float on the other, then `x * scale` of a
+    parameter: for an int array Python gives int32 on one path, float32 on the other, and
+    converted it came back float32 on both (a dtype no conversion can keep). Refused (AJ918),
+    as returning `scale` as it is was; the array's dtype, where known float, decides (above)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n" + body
+    inputs = [(np.array([1, 2], np.int32),), (np.array([-1, 2], np.int32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
 @pytest.mark.parametrize(
@@ -2068,3 +2094,127 @@ def test_a_python_value_made_traced_with_shapes_and_helpers_after_still_converts
     out = oracle.run(src, [(arg,), (-arg,)], name="f")
     assert out.kind == "converted", out.report()
     assert not {"AJ918", "AJ932"} & {r.split()[0] for r in out.refusals}, out.refusals
+
+
+# -- probe 14/16: what a traced condition makes of Python numbers and shapes --------------------
+
+
+def _oracle(src: str, inputs):
+    from tests.fuzz import oracle
+
+    return oracle.run(src, inputs, name="f", decorator=True)
+
+
+_FLOATS = [(np.array([v, 2.0, 3.0], np.float32),) for v in (1.0, -1.0)]
+
+
+@pytest.mark.parametrize(
+    "branch",
+    [
+        "p = p // 2",  # a step that shrinks it: the other path keeps 50000
+        "p = p % 7",
+        "p = len(x)",  # a size: taken as at most 2**20
+        "q = len(x) * 12500\n        p = q",
+    ],
+)
+def test_a_branch_writing_an_int_the_code_does_not_spell_out_keeps_the_overflow_check(branch):
+    """Probe 14: `p = 50000` before a traced `if` whose branch writes `p` otherwise than with a
+    literal: `p` had no range, so `p * 100000` (5e9 on the path that keeps 50000) went
+    unchecked and wrapped as int32. Floor division and `%` now have ranges, and a value the
+    code does not show is taken as a size (at most 2**20): refused (AJ918)."""
+    src = HEADER + (
+        "def f(x):\n    p = 50000\n    if x[0] > 0:\n"
+        f"        {branch}\n    return x * (p * 100000)\n"
+    )
+    out = _oracle(src, _FLOATS)
+    assert out.kind in ("converted", "refused"), out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize("expr", ["n * x.size", "n * x.shape[0]", "n * len(x)"])
+@pytest.mark.parametrize("form", ["ternary", "if"])
+def test_an_int_made_traced_times_a_size_is_checked_for_overflow(expr, form):
+    """Probe 16: `n = 100000 if c else 1`, then `n * x.shape[0]`: a size is a Python int of any
+    magnitude (30000 items: 3e9, wrapped under jit). A size is taken as at most 2**20, so the
+    product may leave int32: refused (AJ918); `n * 3` still converts."""
+    if form == "ternary":
+        body = f"    n = 100000 if x[0] > 0 else 1\n    return x * ({expr} / 1e9)\n"
+    else:
+        body = (
+            "    if x[0] > 0:\n        n = 100000\n    else:\n        n = 1\n"
+            f"    total = {expr}\n    return x * (total / 1e9)\n"
+        )
+    x = np.ones(30000, np.float32)
+    out = _oracle(HEADER + "def f(x):\n" + body, [(x,), (-x,)])
+    assert out.kind in ("converted", "refused"), out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+    small = _oracle(HEADER + "def f(x):\n" + body.replace(expr, "n * 3"), [(x,), (-x,)])
+    assert small.kind == "converted", small.report()
+
+
+def test_a_small_int_from_a_size_in_a_branch_converts():
+    """A size the branch gives (`p = len(x)`) then `p + 1`: within int32 for any size."""
+    src = HEADER + "def f(x):\n    p = 3\n    if x[0] > 0:\n        p = len(x)\n    return x * (p + 1)\n"
+    assert _oracle(src, _FLOATS).kind == "converted"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # a scalar type called on an array keeps its shape (it was taken for a 0-d value)
+        "def f(x):\n    k = jnp.int32(x * 10)\n    if x[0] > 0:\n        r = k\n    else:\n"
+        "        r = 0\n    return r\n",
+        # a comparison of two arrays has their broadcast shape, not the first's
+        "def f(x, ref):\n    if x[0] > 0:\n        return jnp.equal(x, ref)\n    return x > 0\n",
+    ],
+)
+def test_a_value_whose_shape_differs_by_path_is_never_selected_with_where(src):
+    """Probe 16: the analysis took `jnp.int32(x * 10)` for a scalar and `jnp.equal(x, ref)` for
+    an array of `x`'s shape, so the branches were selected with jnp.where, which broadcast the
+    other path's value to that shape (eager: `0` of shape (), `x > 0` of shape (3,)). Python
+    gives each path its own shape, which jit cannot: never a silent broadcast."""
+    inputs = [
+        (np.array([v, 2.0, 3.0], np.float32),) + ((np.zeros((2, 3), np.float32),) if "ref" in src else ())
+        for v in (1.0, -1.0)
+    ]
+    out = _oracle(HEADER + src, inputs)
+    assert out.kind != "wrong", out.report()
+    assert "jnp.where" not in out.converted, out.converted
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    s = x[:1]\n    return 1.0 if s > 0 else 0.0\n",
+        "    m = x.sum(axis=0, keepdims=True) > 0\n    if m:\n        y = x * 2\n    else:\n"
+        "        y = x\n    return y\n",
+    ],
+)
+def test_a_condition_of_one_item_in_an_axis_is_taken_as_its_item(body):
+    """Probe 16: `1.0 if x[:1] > 0 else 0.0`: Python's truth of a one-item array is its item's,
+    and the ternary gives a scalar; jnp.where(x[:1] > 0, 1.0, 0.0) gave shape (1,). A condition
+    known to have an axis is written `jnp.reshape(c, ())`: its item, or an error for more items
+    (as Python's truth test)."""
+    out = _oracle(HEADER + "def f(x):\n" + body, _FLOATS)
+    assert out.kind == "converted", out.report()
+    assert "jnp.reshape(" in out.converted, out.converted
+
+
+@pytest.mark.parametrize("test", ["x[0] in (1, 2)", "x[0] not in [1, 2.5]"])
+def test_membership_of_a_traced_value_in_numbers_converts(test):
+    """Probe 16: `if x[0] in (1, 2):` was left as Python's `in` inside the predicate, whose
+    `==` of a tracer then needs bool(): TracerBoolConversionError. Written `jnp.isin`."""
+    src = HEADER + f"def f(x):\n    if {test}:\n        y = x * 2\n    else:\n        y = x\n    return y\n"
+    inputs = [(np.array([v, 2.0], np.float32),) for v in (1.0, 2.0, 2.5, 3.0)]
+    out = _oracle(src, inputs)
+    assert out.kind == "converted", out.report()
+    assert "jnp.isin(" in out.converted, out.converted
+
+
+def test_an_index_from_a_ternary_of_ints_is_converted_once():
+    """Probe 16: `i = 0 if c else -1; x[i] = 100`: the second conversion no longer knew `i`
+    (now `jnp.where(c, 0, -1)`) was an int and rewrote the update into the bool-or-int form.
+    jnp.where of two ints is an int."""
+    src = HEADER + "def f(x):\n    i = 0 if x[0] > 0 else -1\n    x[i] = 100\n    return x\n"
+    out = _oracle(src, _FLOATS)
+    assert out.kind == "converted", out.report()

@@ -7,6 +7,7 @@ functions, its `global` names) are computed once per function node."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -616,16 +617,31 @@ _INT32 = (-(2**31), 2**31 - 1)
 Interval = tuple[int, int]
 
 
+# The magnitude taken for a Python int whose value the code does not show (a size, a count, a
+# static argument: `p = len(x)`, `p = n`), as for a static `while` bound (loops.py): at most 2**20
+ASSUMED_INT: Interval = (-(2**20), 2**20)
+
+
 def int_ranges(
-    fn, names: set[str], constants: dict[str, Interval] | None = None
+    fn,
+    names: set[str],
+    constants: dict[str, Interval] | None = None,
+    assume: Callable[[Any], Interval | None] | None = None,
 ) -> dict[str, Interval]:
     """For each of ``names`` that ``fn`` only ever gives ints written with literals (`k = 3`,
-    `k = 60 * 60 * 1000`, `k *= 10_000` outside a loop, a name of ``constants``: `k = BIG`),
-    the least and greatest of them: what Python's int may hold there. A name bound otherwise
-    (from a value, in a loop) is left out."""
+    `k = 60 * 60 * 1000`, `k *= 10_000` or `k //= 2` outside a loop, a name of ``constants``:
+    `k = BIG`), the least and greatest of them: what Python's int may hold there. A name bound
+    otherwise (from a value, in a loop) is left out; with ``assume``, an assignment from a value
+    that reads neither the name itself nor anything of a loop's growth takes the range
+    ``assume(statement)`` gives it (None: left out), and `k op= value` outside a loop applies it
+    (`k = len(x)`, `k += n` with `ASSUMED_INT`)."""
     out: dict[str, Interval] = {}
     unknown: set[str] = set()
     augmented: list = []
+
+    def widen(name: str, r: Interval) -> None:
+        lo, hi = out.get(name, r)
+        out[name] = (min(lo, r[0]), max(hi, r[1]))
 
     # (a stack, not a recursive closure: that is a reference cycle, which keeps the tree alive
     # until the garbage collector runs)
@@ -647,19 +663,30 @@ def int_ranges(
                         values = list(held) if held is not None else None
                     step = self_step(name, st.value)
                     if values is not None:
-                        lo, hi = out.get(name, (values[0], values[0]))
-                        out[name] = (min(lo, *values), max(hi, *values))
+                        widen(name, (min(values), max(values)))
                     elif step is not None and not in_loop:
-                        augmented.append((name, *step))  # (`k = k - 1`: as `k -= 1`)
+                        op, c = step
+                        augmented.append((name, op, (c, c)))  # (`k = k - 1`: as `k -= 1`)
                     else:
-                        unknown.add(name)
+                        assumed = None
+                        if assume is not None and name not in expr_activity(st.value).reads:
+                            assumed = assume(st)
+                        if assumed is None:
+                            unknown.add(name)
+                        else:
+                            widen(name, assumed)
             elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
-                if st.target.id in names:
-                    step = self_step(st.target.id, assigned_value(st))
-                    if step is None or in_loop:
-                        unknown.add(st.target.id)
+                name = st.target.id
+                if name in names:
+                    step = self_step(name, assigned_value(st))
+                    by = None if step is None else (step[1], step[1])
+                    if by is None and assume is not None and not in_loop:
+                        if name not in expr_activity(st.value).reads:
+                            by = assume(st)
+                    if by is None or in_loop:
+                        unknown.add(name)
                     else:
-                        augmented.append((st.target.id, *step))
+                        augmented.append((name, step[0] if step else st.op, by))
             else:  # (any other binding: a `for` target, `:=`, `with ... as`, an import)
                 for root in _own_expressions(st):
                     unknown.update(_stored_names(root) & names)
@@ -677,9 +704,9 @@ def int_ranges(
                 todo.append((h.body, inner))
             for case in getattr(st, "cases", None) or []:
                 todo.append((case.body, inner))
-    for name, op, c in augmented:  # (each once: none of them is in a loop)
+    for name, op, by in augmented:  # (each once: none of them is in a loop)
         if name in out and name not in unknown:
-            now = _apply(op, out[name], (c, c))
+            now = _apply(op, out[name], by)
             if now is None:
                 unknown.add(name)
             else:
@@ -688,22 +715,24 @@ def int_ranges(
     return {n: r for n, r in out.items() if n not in unknown}
 
 
-def _interval(ranges: dict[str, Interval], node) -> Interval | None:
+def _interval(ranges: dict[str, Interval], node, leaf=None) -> Interval | None:
     """The least and greatest Python value of an int expression of literals and of names of
-    ``ranges`` (None where it is not one)."""
-    if isinstance(node, gast.Name):
-        return ranges.get(node.id)
+    ``ranges`` (None where it is not one). ``leaf(node)``: the range of any other operand (a
+    size, a static argument: `ASSUMED_INT`), or None."""
+    if isinstance(node, gast.Name) and node.id in ranges:
+        return ranges[node.id]
     v = int_constant(node)
     if v is not None:
         return v, v
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        a = _interval(ranges, node.operand)
+        a = _interval(ranges, node.operand, leaf)
         return None if a is None else (-a[1], -a[0])
     if isinstance(node, gast.BinOp):
-        a, b = _interval(ranges, node.left), _interval(ranges, node.right)
+        a, b = _interval(ranges, node.left, leaf), _interval(ranges, node.right, leaf)
         if a is not None and b is not None:
             return _apply(node.op, a, b)
-    return None
+        return None
+    return leaf(node) if leaf is not None else None
 
 
 def self_step(name: str, value) -> tuple[Any, int] | None:
@@ -744,7 +773,8 @@ def literal_ints(node) -> list[int] | None:
 
 def _apply(op, a: Interval, b: Interval) -> Interval | None:
     """The least and greatest of ``a op b`` for Python ints in the two ranges (None where the
-    operator is not one of + - * // << ** or the range would be too wide to compute)."""
+    operator is not one of + - * << ** // >> % or the range would be too wide to compute, or
+    the divisor may be 0)."""
     if isinstance(op, gast.Add):
         return a[0] + b[0], a[1] + b[1]
     if isinstance(op, gast.Sub):
@@ -758,18 +788,32 @@ def _apply(op, a: Interval, b: Interval) -> Interval | None:
     if isinstance(op, gast.Pow) and b[0] >= 0 and b[1] <= 256 and max(map(abs, a)) <= 2**16:
         c = [x**y for x in a for y in (b[0], b[1], min(b[1], b[0] + 1))]
         return min(c), max(c)
+    if isinstance(op, (gast.FloorDiv, gast.RShift)) and (b[0] > 0 or b[1] < 0):
+        if isinstance(op, gast.RShift) and b[0] < 0:
+            return None  # (a negative shift raises)
+        # (monotone in each operand where the divisor keeps its sign: the corners bound it)
+        c = [x // y if isinstance(op, gast.FloorDiv) else x >> y for x in a for y in b]
+        return min(c), max(c)
+    if isinstance(op, gast.Mod) and b[0] > 0:
+        if 0 <= a[0] and a[1] < b[0]:
+            return a  # (smaller than every divisor: itself)
+        return 0, b[1] - 1
     return None
 
 
 def int32_overflow(
-    stmts: list, ranges: dict[str, Interval], constants: dict[str, Interval] | None = None
+    stmts: list,
+    ranges: dict[str, Interval],
+    constants: dict[str, Interval] | None = None,
+    leaf: Callable[[Any, Any], Interval | None] | None = None,
 ) -> tuple[str, str, Interval] | None:
     """(name, expression, range) for an expression in ``stmts`` (in order: a name assigned
     from one of ``ranges``' names there takes its range) computed from a name of ``ranges``
     (Python ints of those ranges that a conversion makes int32 values) whose Python value may
     leave int32's range: Python's ints never overflow; jax's int32 wraps. ``constants``: other
     names holding literal ints (`US_PER_MS = 1000`), which stay Python's, read with their
-    values."""
+    values; ``leaf(node, statement)``: the range of another operand there (`n * m` of a static
+    `m`, `n * x.shape[0]`), or None."""
     given, ranges = ranges, dict(ranges)
     for name, r in sorted(given.items()):
         if not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
@@ -778,11 +822,12 @@ def int32_overflow(
     traced = set(given)
 
     for st in stmts:
+        at = functools.partial(leaf, st=st) if leaf is not None else None
         for root in _own_expressions(st):
             for n in gast.walk(root):
                 if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
                     continue
-                r = _interval(ranges, n)
+                r = _interval(ranges, n, at)
                 if r is None or (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
                     continue
                 reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)} & traced
@@ -791,7 +836,7 @@ def int32_overflow(
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             t = st.targets[0]
             if isinstance(t, gast.Name) and t.id not in given:  # (those: every value's range)
-                r = _interval(ranges, st.value)
+                r = _interval(ranges, st.value, at)
                 if r is not None and expr_activity(st.value).reads & traced:
                     ranges[t.id] = r
                     traced.add(t.id)
@@ -801,7 +846,7 @@ def int32_overflow(
         elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
             name = st.target.id
             if name in traced and name not in given:
-                r = _interval(ranges, st.value)
+                r = _interval(ranges, st.value, at)
                 now = _apply(st.op, ranges[name], r) if r is not None else None
                 if now is not None and not (_INT32[0] <= now[0] and now[1] <= _INT32[1]):
                     return name, gast.unparse(st).strip(), now
@@ -821,44 +866,63 @@ def _own_expressions(st) -> list:
     return out
 
 
-def returned_as_is(stmts: list, names: set[str]) -> str | None:
+def returned_as_is(
+    stmts: list,
+    names: set[str],
+    fixes_dtype: Callable[[Any, Any], bool] | None = None,
+    sources: frozenset[int] = frozenset(),
+) -> str | None:
     """One of ``names`` that a `return` in ``stmts`` gives back as it is, or in a tuple, list
     or dict, or through arithmetic with literals only (`return k`, `return x, k + 1`), also
     through a name assigned so: where its Python type differs by path (`k = 0` / `k = 1.5`),
     eager code returns that path's type, a converted one a single dtype. Arithmetic with
-    another value (`x * k`) takes that value's dtype and is not followed."""
+    another value (`x * k`) is followed too where ``fixes_dtype(value, statement)`` is False:
+    the value's dtype does not decide the result's (`x * k` of an int array `x` is int32 where
+    `k` is an int, float32 where it is a float), and so is a call of it (`jnp.abs(k)`).
+    ``sources``: the ids of expressions that count as one of ``names`` (a ternary)."""
     names = set(names)
     for st in stmts:
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
             target = st.targets[0]
             if isinstance(target, gast.Name):
-                if _as_is(st.value, names):
+                if _as_is(st.value, names, st, fixes_dtype, sources):
                     names.add(target.id)
                 else:
                     names.discard(target.id)
         elif isinstance(st, gast.Return) and st.value is not None:
-            found = _as_is(st.value, names)
+            found = _as_is(st.value, names, st, fixes_dtype, sources)
             if found:
                 return found
     return None
 
 
-def _as_is(node, names: set[str]) -> str | None:
+def _as_is(node, names: set[str], st, fixes_dtype, sources: frozenset[int]) -> str | None:
+    if id(node) in sources:
+        return "the ternary"
     if isinstance(node, gast.Name):
         return node.id if node.id in names else None
     if isinstance(node, (gast.Tuple, gast.List)):
-        return next((f for f in (_as_is(e, names) for e in node.elts) if f), None)
+        found = (_as_is(e, names, st, fixes_dtype, sources) for e in node.elts)
+        return next((f for f in found if f), None)
     if isinstance(node, gast.Dict):
-        return next((f for f in (_as_is(v, names) for v in node.values) if f), None)
+        found = (_as_is(v, names, st, fixes_dtype, sources) for v in node.values)
+        return next((f for f in found if f), None)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _as_is(node.operand, names)
+        return _as_is(node.operand, names, st, fixes_dtype, sources)
     if isinstance(node, gast.BinOp):
-        left, right = _as_is(node.left, names), _as_is(node.right, names)
+        left = _as_is(node.left, names, st, fixes_dtype, sources)
+        right = _as_is(node.right, names, st, fixes_dtype, sources)
         other = node.right if left else node.left
         if (left or right) and (
-            isinstance(other, gast.Constant) or _as_is(other, names) is not None
+            isinstance(other, gast.Constant)
+            or (left and right)
+            or (fixes_dtype is not None and not fixes_dtype(other, st))
         ):
             return left or right
+    if fixes_dtype is not None and isinstance(node, gast.Call) and not fixes_dtype(node, st):
+        args = [*node.args, *(k.value for k in node.keywords)]
+        found = (_as_is(a, names, st, fixes_dtype, sources) for a in args)
+        return next((f for f in found if f), None)
     return None
 
 

@@ -369,7 +369,10 @@ class ValueAnalysis:
                 else _OTHER_CONSTANT
             )
         if t is _CALL:  # (frequent: tested before the rarer kinds)
-            return self.call(node, env)
+            v = self.call(node, env)
+            if node.keywords and v.traced and _keeps_dims(node):
+                return v._replace(scalar=False)  # (`x.sum(axis=0, keepdims=True)`: an array)
+            return v
         if t is _ATTRIBUTE:
             base = self.value(node.value, env)
             if node.attr in STATIC_ATTRIBUTES:
@@ -397,7 +400,9 @@ class ValueAnalysis:
                 alias = None
                 if isinstance(node.value, gast.Name) and _may_be_view(node.slice, idx):
                     alias = node.value.id
-                return Value(kind, base.dtype, alias_of=alias)
+                # (a slice keeps its axis: `x[:1]` is an array, of one item or more)
+                scalar = False if _is_basic_index(node.slice) else None
+                return Value(kind, base.dtype, scalar, alias_of=alias)
             if base.kind in (Kind.LIST, Kind.DICT):
                 return UNKNOWN
             return UNKNOWN
@@ -412,7 +417,7 @@ class ValueAnalysis:
                 return Value(Kind.LIST)
             if isinstance(node.op, gast.Mult) and Kind.LIST in (a.kind, b.kind):
                 return Value(Kind.LIST)  # `[0] * n`: a Python list, mutable as it is
-            return v._replace(shape_of=shape_of)
+            return v._replace(shape_of=shape_of, dtype=_arithmetic_dtype(node.op, a, b, v))
         if isinstance(node, gast.UnaryOp):
             v = self.value(node.operand, env)
             if isinstance(node.op, gast.Not):
@@ -445,10 +450,18 @@ class ValueAnalysis:
             else:
                 kind = Kind.UNKNOWN
             shape_of = None
-            operands = [node.left] + list(node.comparators)
+            operands = [node.left, *node.comparators]
             if len(operands) == 2:
                 shape_of = _shape_source(operands[0], vals[0], operands[1], vals[1])
-            scalar = True if all(v.scalar for v in vals) else None
+            # (an array operand keeps its axes; Python compares a tuple display as a whole)
+            arrays = [
+                v for v, o in zip(vals, operands, strict=True) if not isinstance(o, _DISPLAYS)
+            ]
+            scalar = (
+                True
+                if all(v.scalar for v in vals)
+                else (False if any(v.scalar is False for v in arrays) else None)
+            )
             return Value(kind, "bool", scalar, shape_of=shape_of)
         if isinstance(node, gast.BoolOp):
             vals = [self.value(v, env) for v in node.values]
@@ -620,8 +633,13 @@ class ValueAnalysis:
             return STATIC
         if qual.startswith("jax.numpy.") and node.args and _SCALAR_TYPE.fullmatch(short):
             # `jnp.float32(0)`: a scalar array; under jit every operation on it is traced
-            # (`jnp.float32(0) > 1` cannot decide a Python `if`)
-            return Value(Kind.TRACED, _dtype_kind(node.func), True)
+            # (`jnp.float32(0) > 1` cannot decide a Python `if`). Of an array, an array of its
+            # shape (`jnp.int32(x * 10)`)
+            arg = args[0] if args else UNKNOWN
+            if arg.scalar is True or isinstance(node.args[0], gast.Constant):
+                return Value(Kind.TRACED, _dtype_kind(node.func), True)
+            shape_of = node.args[0].id if isinstance(node.args[0], gast.Name) else arg.shape_of
+            return Value(Kind.TRACED, _dtype_kind(node.func), arg.scalar, shape_of=shape_of)
         if short in (
             "isnan",
             "isinf",
@@ -641,10 +659,17 @@ class ValueAnalysis:
             "isneginf",
             "isposinf",
         ):
+            # (the shape of its argument where it has one; of two, they broadcast: unknown)
             shape_of = None
-            if node.args and isinstance(node.args[0], gast.Name):
+            if len(node.args) == 1 and isinstance(node.args[0], gast.Name):
                 shape_of = node.args[0].id
             return Value(Kind.TRACED, "bool", None, shape_of=shape_of)
+        if short in _FLOAT_RESULT and qual.startswith("jax.numpy.") and len(node.args) == 1:
+            # (a float for an int or bool argument too; complex stays complex, which no
+            # Python number's kind outranks either)
+            arg = args[0] if args else UNKNOWN
+            shape_of = node.args[0].id if isinstance(node.args[0], gast.Name) else arg.shape_of
+            return Value(Kind.TRACED, "float", arg.scalar, shape_of=shape_of)
         if short in ("any", "all") and len(node.args) == 1 and not node.keywords:
             return Value(Kind.TRACED, "bool", True)
         if short in ("argmax", "argmin") and len(node.args) == 1 and not node.keywords:
@@ -694,9 +719,50 @@ class ValueAnalysis:
         return TRACED
 
 
+def _keeps_dims(node: gast.Call) -> bool:
+    return any(
+        k.arg == "keepdims" and isinstance(k.value, gast.Constant) and k.value.value is True
+        for k in node.keywords
+    )
+
+
+_DISPLAYS = (gast.Tuple, gast.List)
+_RANK = {"bool": 0, "int": 1, "float": 2}
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow)
+
+
+def _arithmetic_dtype(op, a: Value, b: Value, v: Value) -> str | None:
+    """The kind of `a op b` where both operands' kinds are known and the operation is
+    arithmetic: the higher of the two (an int array times a float is a float), a float for `/`;
+    None for two bools (Python's `True + True` is 2, jax's a bool) and for Python containers."""
+    if v.kind not in (Kind.TRACED, Kind.STATIC) or a.dtype is None or b.dtype is None:
+        return None
+    if a.dtype == "bool" and b.dtype == "bool":
+        return None
+    if a.dtype not in _RANK or b.dtype not in _RANK:
+        return None
+    if isinstance(op, gast.Div):
+        return "float"
+    if isinstance(op, gast.Pow) and b.dtype != "float":
+        return None  # (`2 ** -1` is a float in Python, an error of jax's ints)
+    if isinstance(op, _ARITHMETIC):
+        return a.dtype if _RANK[a.dtype] >= _RANK[b.dtype] else b.dtype
+    return None
+
+
+# jnp functions whose result is a float for an argument of any real dtype (`jnp.sin` of ints)
+_FLOAT_RESULT = frozenset(
+    {"sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+     "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+     "cbrt", "deg2rad", "rad2deg", "radians", "degrees", "sinc"}
+)  # fmt: skip
+
+
 def _selected(a: Value, b: Value) -> Value:
+    """One of two values (`jnp.where(c, a, b)`): the dtype and alias both have."""
     alias = a.alias_of if a.alias_of == b.alias_of else None
-    return Value(Kind.TRACED, alias_of=alias) if alias else TRACED
+    dtype = a.dtype if a.dtype == b.dtype else None
+    return Value(Kind.TRACED, dtype, alias_of=alias) if alias or dtype else TRACED
 
 
 def _thunk(node) -> bool:

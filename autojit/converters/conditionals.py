@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from dataclasses import dataclass, field
 
 import gast
@@ -38,8 +39,8 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
 from ..analysis.effects import (
+    ASSUMED_INT,
     ValueFacts,
-    assigned_value,
     container_change,
     declared_outer,
     effect_in,
@@ -52,7 +53,6 @@ from ..analysis.effects import (
     python_value_use,
     read_by_closures,
     returned_as_is,
-    self_step,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
@@ -64,6 +64,7 @@ from ..analysis.effects import (
 )
 from ..analysis.statements import walk_statements
 from ..gastconv import NodeTransformer, walk_bfs
+from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused
@@ -75,15 +76,7 @@ REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ91
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
 # arithmetic) costs about as much as the select itself, so both branches are computed and
 # selected with jnp.where (see benchmarks/conditionals.py for the measurement behind the rule)
-_ELEMENTWISE = frozenset(
-    """abs absolute negative positive sign square sqrt cbrt exp exp2 expm1 log log1p log2 log10
-    sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh floor ceil
-    round rint trunc fix maximum minimum fmax fmin clip where add subtract multiply divide
-    true_divide floor_divide mod remainder power float_power reciprocal logical_and logical_or
-    logical_not logical_xor isnan isinf isfinite greater less equal not_equal greater_equal
-    less_equal asarray float32 float16 bfloat16 int32 int8 int16 uint8 uint32 bool_ heaviside
-    hypot copysign deg2rad rad2deg radians degrees""".split()
-)
+_ELEMENTWISE = ELEMENTWISE_FUNCTIONS
 _BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"})
 # functions defined on part of the line only: a branch `if x > 0: y = jnp.log(x)` is a guard, and
 # `jnp.where` computes both branches, so its gradient is NaN where the other branch is taken
@@ -459,6 +452,21 @@ class _Conditionals:
             )
         if isinstance(node, gast.Compare) and len(node.ops) > 1:
             return self.chained(node)
+        if (
+            isinstance(node, gast.Compare)
+            and isinstance(node.ops[0], (gast.In, gast.NotIn))
+            and isinstance(node.comparators[0], (gast.Tuple, gast.List, gast.Set))
+            and node.comparators[0].elts
+            and all(_number_literal(e) for e in node.comparators[0].elts)
+        ):
+            # `x[0] in (1, 2)`: Python's `in` tests each item with `==` and asks bool() of it
+            elts = gast.List(elts=node.comparators[0].elts, ctx=gast.Load())
+            form = f"A, {jnp}.array(B)" + ("" if isinstance(node.ops[0], gast.In) else ", invert=True")
+            return replace_expr(f"{jnp}.isin({form})", A=node.left, B=elts)
+        if v.scalar is False:
+            # an array of at least one axis (`x[:1] > 0`): Python's truth of it is that of its
+            # one item (and an error for more); jnp.where and lax.cond need a scalar
+            return replace_expr(f"{jnp}.reshape(A, ())", A=node)
         return node
 
     def chained(self, node):
@@ -749,6 +757,36 @@ class _Conditionals:
             found = fn._aj_int_constants = {**module, **int_ranges(fn, writes)}
         return found
 
+    def _dtype_fixer(self, types: set[str]):
+        """``fixes_dtype`` of :func:`returned_as_is` for Python numbers of ``types``."""
+        return functools.partial(self._fixes_dtype, max(_KIND_RANK.get(t, 2) for t in types))
+
+    def _fixes_dtype(self, top: int, node, st) -> bool:
+        """Whether ``node``'s dtype decides that of arithmetic with a Python number of kind
+        ``top`` or below (`bool` < `int` < `float`): a float array's does any number's, an
+        int array's an int's; an array of unknown dtype (a parameter) decides nothing."""
+        return _KIND_RANK.get(self.value(node, st).dtype or "", -1) >= top
+
+    def _int_operand(self, node, st) -> tuple[int, int] | None:
+        """The range taken for a Python value the code does not show, an operand of arithmetic
+        with an int the conversion makes int32 (`n * m` of a static `m`, `n * x.shape[0]`,
+        `n * len(x)`): a size's, ASSUMED_INT; None where it is traced, a float or a literal."""
+        if not isinstance(node, (gast.Name, gast.Attribute, gast.Subscript, gast.Call)):
+            return None
+        v = self.value(node, st)
+        if not v.static or v.dtype == "float":
+            return None
+        return (0, 1) if v.dtype == "bool" else ASSUMED_INT
+
+    def _assumed_int(self, st) -> tuple[int, int] | None:
+        """The range taken for a Python int an assignment gives from a value the code does not
+        show (`k = len(x)`, `k = n`, `k += n`): a size's, ASSUMED_INT; None where the value is
+        not a Python value, or is a float (which does not wrap)."""
+        v = self.value(st.value, st)
+        if not v.static or v.dtype == "float":
+            return None
+        return (0, 1) if v.dtype == "bool" else ASSUMED_INT
+
     def _python_values(self, s, branch_writes: set[str] | None = None) -> set[str]:
         """The names the branches of ``s`` write that hold a Python value before it, or that a
         branch gives one (`found = True`)."""
@@ -908,36 +946,40 @@ class _Conditionals:
             )
             for n, ts in outer.items():
                 mixed[n] = mixed.get(n, set()) | ts
-        returned = returned_as_is(after, mixed) if mixed else None
+        returned = (
+            returned_as_is(after, mixed, self._dtype_fixer(set().union(*mixed.values())))
+            if mixed
+            else None
+        )
         if returned is not None:
             raise _Refused(
                 "AJ918",
                 s,
                 f"`{returned}` is given Python values of different types "
                 f"({', '.join(sorted(mixed.get(returned) or set().union(*mixed.values())))}) "
-                f"on the paths of the traced condition "
-                f"`{self._src(s.test)}` and returned as it is: Python returns each path's type, "
-                f"a traced value has one dtype; give it one type on both paths (`0.0` for `0`)",
+                f"on the paths of the traced condition `{self._src(s.test)}` and returned as it "
+                f"is or in a value whose dtype follows it (`x * k` of an int array): Python "
+                f"returns each path's type, a traced value has one dtype; give it one type on "
+                f"both paths (`0.0` for `0`)",
             )
-        # (only a name a branch gives a literal int may have a range: `k = 5000`, `k *= 10`)
-        # (or a step from its value, `k = k - 1`, or a name holding a literal, `k = BIG`)
+        # The Python ints the branches give, which the `lax.cond` makes int32 values: what they
+        # may hold, from every write of the function (`k = 5000`, `k *= 10`, `k = k // 2`,
+        # `k = BIG`; a value the code does not show, `k = len(x)`, as a size: ASSUMED_INT)
         constants = self._int_constants()
-        literal = {
+        given = python_values & {
             t.id
             for st in _walk(s.body + s.orelse)
             if isinstance(st, (gast.Assign, gast.AugAssign))
             for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
             if isinstance(t, gast.Name)
-            and (
-                literal_ints(st.value)
-                or self_step(t.id, assigned_value(st)) is not None
-                or (isinstance(st.value, gast.Name) and st.value.id in constants)
-            )
         }
-        ranges = int_ranges(self.ctx.fn, python_values & literal, constants) if literal else {}
+        ranges = int_ranges(self.ctx.fn, given, constants, self._assumed_int) if given else {}
         over = (
             int32_overflow(
-                [s, *walk_statements(s.body + s.orelse), *after], ranges, constants
+                [s, *walk_statements(s.body + s.orelse), *after],
+                ranges,
+                constants,
+                self._int_operand,
             )
             if ranges
             else None
@@ -1961,6 +2003,10 @@ def _walrus_in_comprehension(stmt):
     return None
 
 
+# Python's numeric kinds, in the order of promotion (a float array's dtype wins over any)
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+
+
 def _module_int_constants(source) -> dict[str, tuple[int, int]]:
     """The module's names assigned once, at its top level, an int written with literals
     (`US_PER_MS = 1000`), found once per module."""
@@ -2130,6 +2176,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"bind a name of a lambda); assign it in a statement before",
             )
             return node
+        kinds = self._kinds_returned_by_path(node)
+        if kinds is not None:
+            c.ctx.refuse(
+                "AJ918",
+                node,
+                f"`... if {c._src(node.test)} else ...` gives a Python {kinds[0]} on one path "
+                f"and a {kinds[1]} on the other, and a `return` gives a value whose dtype "
+                f"follows it (Python returns each path's type, a traced value has one dtype); "
+                f"kept as Python's: give both paths one type (`2.0` for `2`)",
+            )
+            return node
         use = self._python_value_use_after(node)
         if use is not None:
             c.ctx.refuse(
@@ -2177,6 +2234,25 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         )
         return replace_expr(f"{c.lax}.cond(P, lambda: A, lambda: B)", P=pred, A=a, B=b)
 
+    def _kinds_returned_by_path(self, node) -> tuple[str, str] | None:
+        """For a ternary of Python numbers of two kinds inside an expression (not the value of
+        an assignment of a name, which `_python_value_use_after` follows): the two kinds, where
+        a `return` gives back a value whose dtype follows the ternary's
+        (`return x * (2 if c else 0.5)` of an int array `x`)."""
+        st, c = self.stmt, self.conv
+        if isinstance(st, gast.Assign) and st.value is node:
+            return None
+        body, orelse = c.value(node.body, st), c.value(node.orelse, st)
+        if not (body.static and orelse.static and body.dtype and orelse.dtype):
+            return None
+        if body.dtype == orelse.dtype:
+            return None
+        stmts = [st, *statements_after(c.ctx.fn, st)]
+        fixer = c._dtype_fixer({body.dtype, orelse.dtype})
+        if returned_as_is(stmts, set(), fixer, frozenset({id(node)})) is None:
+            return None
+        return body.dtype, orelse.dtype
+
     def _python_value_use_after(self, node):
         """For `k = A if c else B` with Python values `A` and `B`: a use after the statement
         that only Python's value has (:func:`autojit.analysis.effects.python_value_use`)."""
@@ -2203,11 +2279,13 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             return None
         after = statements_after(c.ctx.fn, st)
         ranges = int_ranges(c.ctx.fn, {name}) if literal_ints(node) else {}
-        over = int32_overflow(after, ranges, c._int_constants()) if ranges else None
+        over = (
+            int32_overflow(after, ranges, c._int_constants(), c._int_operand) if ranges else None
+        )
         if over is not None:
             return name, f"`{over[1]}`, past int32 (Python's ints never overflow; int32 wraps),"
         if body.dtype and orelse.dtype and body.dtype != orelse.dtype:
-            if returned_as_is(after, {name}):
+            if returned_as_is(after, {name}, c._dtype_fixer({body.dtype, orelse.dtype})):
                 return name, (
                     f"a `return` giving it as it is ({body.dtype} on one path, {orelse.dtype} "
                     f"on the other: a traced value has one dtype)"

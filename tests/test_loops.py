@@ -2634,3 +2634,45 @@ def test_a_while_bound_near_the_end_of_int32_does_not_bound_a_growing_int():
     out = autojit.convert_source(src, "m.py", all_functions=True)
     assert "while_loop" not in out.text, out.text
     assert "AJ932" in {r.code for r in out.refusals}, out.refusals
+
+
+# -- probe 15: a scalar start the loop makes an array ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "p = 1.0\n    for _ in range(n):\n        p = jnp.dot(p, a)\n    return p",
+        "p = 1.0\n    for _ in range(n):\n        p = jnp.sum(p) + a[0]\n    return p",
+        "p = 2.0\n    for _ in range(n):\n        p = a / jnp.sqrt(jnp.sum(p * p))\n    return p",
+        "p, c = 1.0, 0\n    for _ in range(n):\n        p, c = jnp.dot(p, a), c + 1\n    return p, c",
+    ],
+)
+def test_a_scalar_start_read_otherwise_than_item_by_item_is_never_filled_into_an_array(body):
+    """Probe 15: `p = 1.0`, then `p = jnp.dot(p, a)` in a loop: the start was filled into the
+    array shape the loop gives (`jnp.full(shape, 1.0)`), and `dot(ones, a)` is not
+    `dot(1.0, a)` ([[4, 6], [4, 6]] for [[1, 2], [3, 4]]). Filling is exact only where the body
+    reads the start item by item; otherwise the start keeps its shape (a scalar: exact where the
+    loop keeps it one, a loud carry-type error of lax where not). Never a wrong value."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\ndef f(a, n):\n    " + body + "\n"
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    out = oracle.run(src, [(a, 1), (a, 2)], name="f")
+    assert out.kind not in ("wrong", "decorator-wrong"), out.report()
+    assert "jnp.full(" not in out.converted, out.converted
+
+
+def test_a_scalar_start_read_item_by_item_is_filled_and_exact():
+    """`s = 0.0; s = s + a[i]` over rows: the start read only item by item, filled into a row
+    (what Python's first pass gives from the scalar, item by item)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(a, n):\n    s = 0.0\n    for i in range(n):\n"
+        "        s = s + a[i] * 2\n    return s\n"
+    )
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    out = oracle.run(src, [(a, 1), (a, 2)], name="f")
+    assert out.kind == "converted", out.report()
+    assert "jnp.full(" in out.converted, out.converted

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
-from ..analysis.activity import ActivityAnalysis, expr_activity
+from ..analysis.activity import ActivityAnalysis, expr_activity, function_free_reads
 from ..analysis.dataflow import Liveness
 from ..analysis.effects import (
     CHANGING_METHODS,
@@ -64,8 +64,8 @@ from ..analysis.effects import (
 from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
 from ..gastconv import walk_bfs
-from ..jaxapi import AT_UPDATE_METHODS, SHAPE_ARGUMENTS
-from ..render import replace_statements
+from ..jaxapi import AT_UPDATE_METHODS, ELEMENTWISE_FUNCTIONS, SHAPE_ARGUMENTS
+from ..render import _unparse, replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
@@ -140,6 +140,7 @@ def _convert_function(ctx: Context) -> None:
     done: set[gast.AST] = set()
     forced: dict[gast.AST, _Plan] = {}
     mixed = _mixed_iteration_loops(ctx, ctx.fn.body)
+    _note_reads_by_item(ctx, ctx.fn.body)
     while True:
         found = _next_loop(ctx.fn.body, done)
         if found is None:
@@ -2038,6 +2039,38 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             promote.append(n)
 
+    # a promoted start is the scalar filled into the shape the loop gives: what Python's first
+    # pass computes from the scalar only where the body reads it item by item (`p * a`, not
+    # `jnp.dot(p, a)`, `jnp.sum(p)`, `p[0]`)
+    # A promoted start is the scalar filled into the shape the loop gives it: what Python's
+    # first pass computes from the scalar where the body reads it item by item (`p * a`; not
+    # `jnp.dot(p, a)`, `jnp.sum(p)`, `x[p]`). Read otherwise, it keeps its shape and takes the
+    # loop's dtype only: exact where the loop keeps it a scalar, a loud error of lax where not
+    # (a carry of two shapes); refused where the loop surely makes it an array.
+    noted = loop.__dict__.get("_aj_read_by_item", {})
+    scalar_start: set[str] = set()
+    for n in promote:
+        other = (
+            noted[n]
+            if n in noted
+            else _read_otherwise_than_by_item(loop.body, n, ctx.scope.qualified)
+        )
+        if other is None:
+            continue
+        end = end_env.get(n)
+        if end is not None and end.scalar is False:
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` enters the loop as a scalar that the loop makes an array, and "
+                f"`{other}` reads it otherwise than item by item: converted, it would start "
+                f"as that array filled with the scalar (Python's first pass computes with the "
+                f"scalar itself); start it as an array of the shape the loop gives it; left as "
+                f"Python",
+            )
+            return False
+        scalar_start.add(n)
+
     # a carry keeps its type: a scalar carry is a scalar wherever its value reaches the body's
     # end, so the conditionals rule may select it with jnp.where (no lax.cond in the body)
     scalar_carry = {
@@ -2142,6 +2175,14 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 )
             elif n in undefined:
                 new += replace(f"{n} = {jnp}.zeros({t}.shape, {t}.dtype)")
+            elif n in scalar_start and _assigned_tuple(loop, n):
+                new += replace(
+                    f"{n} = {jax}.tree.map(lambda t, v: {jnp}.asarray(v, "
+                    f"{jnp}.result_type(v, t.dtype)), {t}, {n})"
+                )
+            elif n in scalar_start:
+                # (read otherwise than item by item: its dtype only, a scalar as it starts)
+                new += replace(f"{n} = {jnp}.asarray({n}, {jnp}.result_type({n}, {t}.dtype))")
             elif n in promote and _assigned_tuple(loop, n):
                 # (a tuple of Python numbers, say: each element given its type)
                 new += replace(
@@ -2189,6 +2230,225 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         )
     ctx.change(plan.code, loop, msg)
     return [st for st in new if isinstance(st, gast.FunctionDef)]
+
+
+def _note_reads_by_item(ctx: Context, stmts: list) -> None:
+    """For each loop with a loop inside, before the loops inside are converted (their
+    `lax.while_loop(..., (j, total))` reads the carry as a whole): the answer of
+    :func:`_read_otherwise_than_by_item` for each name it writes that holds a Python value or
+    a traced int or bool before it (those a loop may start as a scalar filled into an array),
+    kept on the loop."""
+    for _block, loop in _blocks_of(stmts):
+        if not isinstance(loop, (gast.For, gast.While)):
+            continue
+        if not any(isinstance(s, (gast.For, gast.While)) for s in _own_statements(loop.body)):
+            continue
+        env = ctx.analysis.env_before(loop)
+        written = ctx.analysis.activity.of_block(loop.body).writes
+        noted = {}
+        for n in sorted(written):
+            v = env.get(n)
+            if v is not None and (v.static or (v.traced and v.dtype in ("int", "bool"))):
+                noted[n] = _read_otherwise_than_by_item(loop.body, n, ctx.scope.qualified)
+        loop._aj_read_by_item = noted
+
+
+def _read_otherwise_than_by_item(body: list, name: str, qualified) -> str | None:
+    """The first expression of ``body`` that reads ``name``, or a name computed from it, in
+    another way than item by item: not through arithmetic, comparisons and jnp's elementwise
+    functions (an index, an attribute, a reduction, a call, a container, a `return`, an item
+    update), or None. Where every read is item by item, computing from the scalar filled into
+    an array's shape gives that array filled with what the scalar gives. A test (`if p > 0`)
+    counts as item by item: Python's truth of an array of more than one item is an error."""
+    found = _first_read_otherwise(body, name, qualified)
+    if found is None:
+        return None
+    text = _unparse(found).strip()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _first_read_otherwise(body: list, name: str, qualified):
+    # (the body's last write of the name, not under a condition: `eval_shape` of the body with
+    # the scalar gives the shape Python's first pass gives it there, so from there on the filled
+    # array holds what Python's value does, as on every later pass)
+    last = None
+    for st in body:
+        targets = st.targets if isinstance(st, gast.Assign) else [getattr(st, "target", None)]
+        if isinstance(st, (gast.Assign, gast.AugAssign)) and any(
+            isinstance(t, gast.Name) and t.id == name for t in targets
+        ):
+            last = st
+    derived = {name}
+    for _ in range(2):  # (twice: a name computed from it late in the body is read early next pass)
+        todo = list(reversed(body))
+        while todo:
+            st = todo.pop()
+            if st is last:
+                bad = _statement_not_by_item(st, derived, qualified)
+                if bad is not None:
+                    return bad
+                derived.discard(name)
+                continue
+            if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                if isinstance(st, gast.ClassDef):
+                    reads = {n.id for n in gast.walk(st) if isinstance(n, gast.Name)}
+                else:
+                    reads = function_free_reads(st)
+                if reads & derived:
+                    return st  # (a closure or a class: what it does with it is not followed)
+                continue
+            tests = [getattr(st, "test", None)] if isinstance(st, (gast.If, gast.While)) else []
+            for t in tests:
+                bad = _not_by_item(t, derived, qualified)
+                if bad is not None:
+                    return bad
+            if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                bad = _statement_not_by_item(st, derived, qualified)
+                if bad is not None:
+                    return bad
+                continue
+            if isinstance(st, (gast.For, gast.AsyncFor)):
+                if expr_activity(st.iter).reads & derived:
+                    return st.iter
+            elif not isinstance(st, (gast.If, gast.While)):
+                # (any other statement's own expressions: `return p`, `print(p)`, `with`...)
+                for _f, v in gast.iter_fields(st):
+                    parts = v if isinstance(v, list) else [v]
+                    for part in parts:
+                        if isinstance(part, gast.expr) and expr_activity(part).reads & derived:
+                            return part
+            for block in ("orelse", "finalbody", "body"):
+                todo += reversed(getattr(st, block, None) or [])
+            for h in reversed(getattr(st, "handlers", None) or []):
+                todo += reversed(h.body)
+    return None
+
+
+def _statement_not_by_item(st, derived: set[str], qualified):
+    """For an assignment: the part of it that reads a name of ``derived`` otherwise than item
+    by item, or None, the names it binds from them added to ``derived`` (those it binds from
+    other values taken out)."""
+    value = st.value
+    if value is None:
+        return None
+    targets = st.targets if isinstance(st, gast.Assign) else [st.target]
+    pairs = []
+    for t in targets:
+        if isinstance(t, gast.Tuple) and isinstance(value, gast.Tuple) and len(t.elts) == len(
+            value.elts
+        ):
+            pairs += list(zip(t.elts, value.elts, strict=True))
+        else:
+            pairs.append((t, value))
+    for t, v in pairs:
+        bad = _not_by_item(v, derived, qualified)
+        if bad is not None:
+            return bad
+        reads = bool(expr_activity(v).reads & derived)
+        if isinstance(st, gast.AugAssign) and isinstance(t, gast.Name):
+            reads = reads or t.id in derived
+        if not reads:
+            if isinstance(t, gast.Name) and isinstance(st, gast.Assign):
+                derived.discard(t.id)
+            continue
+        if isinstance(t, gast.Subscript):
+            continue  # (an item update puts the value's items in: broadcast)
+        names = _unpacked_names(t)
+        if names is None:
+            return st  # (an attribute)
+        derived.update(names)  # (a tuple state: each part filled, as promoted)
+    return None
+
+
+def _unpacked_names(target) -> list[str] | None:
+    """The names a target binds (`p`, `a, b`, `(a, *rest)`), or None where it binds anything
+    else (an attribute, an item)."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, gast.Starred):
+        return _unpacked_names(target.value)
+    if isinstance(target, (gast.Tuple, gast.List)):
+        out: list[str] = []
+        for e in target.elts:
+            names = _unpacked_names(e)
+            if names is None:
+                return None
+            out += names
+        return out
+    return None
+
+
+def _not_by_item(node, derived: set[str], qualified):
+    """The part of ``node`` that reads a name of ``derived`` otherwise than item by item, or
+    None (see `_read_otherwise_than_by_item`)."""
+    if isinstance(node, gast.Name) or isinstance(node, gast.Constant):
+        return None
+    if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+        return _not_by_item(node.left, derived, qualified) or _not_by_item(
+            node.right, derived, qualified
+        )
+    if isinstance(node, gast.UnaryOp):
+        return _not_by_item(node.operand, derived, qualified)
+    if isinstance(node, gast.Compare):
+        for part in [node.left, *node.comparators]:
+            bad = _not_by_item(part, derived, qualified)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(node, gast.BoolOp):
+        for part in node.values:  # (a truth test of each: jnp.logical_and's, item by item)
+            bad = _not_by_item(part, derived, qualified)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(node, (gast.Tuple, gast.List)):
+        for part in node.elts:  # (a tuple state: each part promoted on its own)
+            bad = _not_by_item(part, derived, qualified)
+            if bad is not None:
+                return bad
+        return None
+    if isinstance(node, gast.IfExp):
+        for part in (node.test, node.body, node.orelse):
+            bad = _not_by_item(part, derived, qualified)
+            if bad is not None:
+                return bad
+        return None
+    if not expr_activity(node).reads & derived:
+        return None
+    if isinstance(node, gast.Call) and not any(
+        expr_activity(k.value).reads & derived for k in node.keywords
+    ):
+        fname = dotted_name(node.func) or ""
+        qual = qualified(fname) or fname
+        short = qual.rsplit(".", 1)[1] if "." in qual else qual
+        by_item = qual.startswith("jax.numpy.") and short in ELEMENTWISE_FUNCTIONS
+        f = node.func
+        if (
+            isinstance(f, gast.Attribute)
+            and f.attr in AT_UPDATE_METHODS
+            and isinstance(f.value, gast.Subscript)
+            and isinstance(f.value.value, gast.Attribute)
+            and f.value.value.attr == "at"
+        ):
+            # `y.at[i].set(p)`: the value's items put in (broadcast), as `y[i] = p` does
+            if expr_activity(f.value).reads & derived:
+                return node
+            for a in node.args:
+                bad = _not_by_item(a, derived, qualified)
+                if bad is not None:
+                    return bad
+            return None
+        if isinstance(node.func, gast.Attribute) and node.func.attr == "astype":
+            by_item = _not_by_item(node.func.value, derived, qualified) is None
+            by_item = by_item and not any(expr_activity(a).reads & derived for a in node.args)
+            return None if by_item else node
+        if by_item:
+            for a in node.args:
+                bad = _not_by_item(a, derived, qualified)
+                if bad is not None:
+                    return bad
+            return None
+    return node
 
 
 def _mark_scalar_carry(an: FunctionAnalysis, stmts: list, scalars: frozenset, later: frozenset):

@@ -2676,3 +2676,45 @@ def test_a_scalar_start_read_item_by_item_is_filled_and_exact():
     out = oracle.run(src, [(a, 1), (a, 2)], name="f")
     assert out.kind == "converted", out.report()
     assert "jnp.full(" in out.converted, out.converted
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the for-else "find index" idiom
+        "    for i in range(x.shape[0]):\n        if x[i] > 1.0:\n            idx = i\n"
+        "            break\n    else:\n        idx = -1\n    return idx\n",
+        "    for i in range(x.shape[0]):\n        if x[i] > 0:\n            z = x[i]\n    return z\n",
+    ],
+)
+def test_a_name_first_assigned_on_some_paths_of_a_loop_body_is_refused(body):
+    """Probe 15: a name first bound in a traced loop under a condition: the body's first trace
+    (for the state's type) gave it no value on the other path, and the converted loop failed
+    under jit (a `lax.cond` of two structures). Refused (AJ932), asking for a value before the
+    loop."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\ndef f(x):\n" + body
+    inputs = [(f32(0.5, 2.0, 3.0),), (f32(3.0, 0.5, -1.0),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "refused", out.report()
+    assert any("AJ932" in r and "not on every path" in r for r in out.refusals), out.refusals
+
+
+def test_zip_of_arrays_of_two_lengths_stops_at_the_shorter():
+    """Probe 15: `for a, b in zip(x, x[1:])` became `lax.scan` over `(x, x[1:])`, which needs
+    one length (a loud error); Python's zip stops at the shorter. Each array is cut to the
+    least length (`zip_len = min(len(x), len(x[1:]))`, known when jax traces)."""
+    src = """
+        def f(x: jax.Array, y: jax.Array):
+            s = 0.0
+            for a, b in zip(x, x[1:]):
+                s = s + a * b
+            t = 0.0
+            for i, (a, b) in enumerate(zip(x, y)):
+                t = t + a * b * i
+            return s, t
+        """
+    calls = [(f32(1, 2, 3, 4), f32(1, 2)), (f32(1, 2), f32(3, 4, 5, 6))]
+    conv = check(src, "f", calls, codes=["AJ204"])
+    assert "zip_len" in conv.text, conv.text

@@ -68,7 +68,13 @@ from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, first_refused
-from .normalize import always_returns, has_return, lift_returns, refresh_changed_ifs
+from .normalize import (
+    always_returns,
+    has_return,
+    lift_returns,
+    refresh_changed_ifs,
+    surely_assigned,
+)
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
 REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917", "AJ918")
@@ -1150,7 +1156,7 @@ class _Conditionals:
         outs = [n for n in writes_order if n in live and any(n in a.writes for a in acts)]
         for n in outs:
             for b in branches:
-                if n in _surely_assigned(b) or n in defined:
+                if n in surely_assigned(b) or n in defined:
                     continue
                 raise _Refused(
                     "AJ910",
@@ -1181,7 +1187,7 @@ class _Conditionals:
             rebinds |= act.reads & act.writes
             # a name the branch assigns on some paths only: its other paths give the incoming
             # value, which a closure cannot once the name is local to the branch function
-            rebinds |= (set(reads) & act.writes) - set(_surely_assigned(b))
+            rebinds |= (set(reads) & act.writes) - set(surely_assigned(b))
         out = []
         tested_names: set[str] | None = None  # the names the branches' tests read (once)
         for n in reads:
@@ -2678,31 +2684,6 @@ def expr_activity_fn(fn) -> set[str]:
     return function_free_reads(fn)
 
 
-def _surely_assigned(stmts) -> set[str]:
-    out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
-            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            for t in targets:
-                for n in gast.walk(t):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                        out.add(n.id)
-        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            out.add(s.name)
-        elif isinstance(s, gast.If):
-            a, b = _surely_assigned(s.body), _surely_assigned(s.orelse)
-            if always_returns(s.body):
-                out |= b
-            elif always_returns(s.orelse):
-                out |= a
-            else:
-                out |= a & b
-        elif isinstance(s, (gast.With, gast.AsyncWith)):
-            out |= _surely_assigned(s.body)
-        elif isinstance(s, (gast.Import, gast.ImportFrom)):
-            for al in s.names:
-                out.add((al.asname or al.name).split(".")[0])
-    return out
 
 
 def _return_last_value(fn, outs: list[str], src) -> None:

@@ -70,7 +70,7 @@ from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
 from .base import Context, first_refused
-from .normalize import always_returns
+from .normalize import always_returns, surely_assigned
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
 REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935", "AJ936")
@@ -619,9 +619,27 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
                 parts = [seq(a) for a in node.args]
                 if any(p is None for p in parts):
                     return None
-                xs = gast.Tuple(elts=[p[0] for p in parts], ctx=gast.Load())
+                length = parts[0][2]
+                elts = [p[0] for p in parts]
+                if len(parts) > 1:
+                    # Python's zip stops at the shortest; scan needs one length: each array cut
+                    # to the least of theirs (known when jax traces)
+                    length_name = ctx.fresh("zip_len") if _taken(ctx, "zip_len") else "zip_len"
+                    phs = [_PH.format(f"L{k}") for k in range(len(parts))]
+                    hoist.extend(
+                        replace(
+                            f"{length_name} = min({', '.join(phs)})",
+                            **{ph: p[2] for ph, p in zip(phs, parts, strict=True)},
+                        )
+                    )
+                    elts = [
+                        replace_expr(f"{_PH.format('X')}[:{length_name}]", **{_PH.format("X"): e})
+                        for e in elts
+                    ]
+                    length = gast.Name(length_name, gast.Load(), None, None)
+                xs = gast.Tuple(elts=elts, ctx=gast.Load())
                 first = gast.Tuple(elts=[p[1] for p in parts], ctx=gast.Load())
-                return xs, first, parts[0][2]
+                return xs, first, length
             if (
                 fname == "enumerate"
                 and len(node.args) in (1, 2)
@@ -671,6 +689,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         return node, first, length
 
     index_names: set[str] = set()
+    hoist: list = []  # (statements before the loop: a zip's length)
     if not all(
         isinstance(n, (gast.Name, gast.Tuple, gast.List))
         for n in gast.walk(loop.target)
@@ -728,6 +747,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
         targets=targets,
         index_checks=index_names,
     )
+    plan.hoisted += hoist
     if isinstance(loop.target, gast.Name):
         plan.elem = loop.target.id
     else:
@@ -1981,6 +2001,18 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     loop,
                     f"`{n}` may be unbound when the loop starts and is read in it; give it a "
                     f"value before the loop",
+                )
+                return False
+            if n not in plan.targets and n not in surely_assigned(loop.body):
+                # (the body's first trace, for the state's type, would give it no value on a
+                # path: a branch function returning nothing for it)
+                ctx.refuse(
+                    "AJ932",
+                    loop,
+                    f"`{n}` is first assigned in the loop, and not on every path through its "
+                    f"body (a traced loop's state needs a value from the start; Python leaves "
+                    f"it unbound, or to an `else:`); give it a value before the loop "
+                    f"(`{n} = -1`, say)",
                 )
                 return False
             undefined.append(n)

@@ -163,3 +163,32 @@ def refresh_changed_ifs(body: list) -> None:
                     if hasattr(s, attr):
                         setattr(new, attr, getattr(s, attr))
                 replace_statements(body, [s], [new])
+
+
+def surely_assigned(stmts) -> set[str]:
+    """The names every path through ``stmts`` binds (a path that returns binds nothing
+    after it)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            for t in targets:
+                for n in gast.walk(t):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        out.add(n.id)
+        elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            out.add(s.name)
+        elif isinstance(s, gast.If):
+            a, b = surely_assigned(s.body), surely_assigned(s.orelse)
+            if always_returns(s.body):
+                out |= b
+            elif always_returns(s.orelse):
+                out |= a
+            else:
+                out |= a & b
+        elif isinstance(s, (gast.With, gast.AsyncWith)):
+            out |= surely_assigned(s.body)
+        elif isinstance(s, (gast.Import, gast.ImportFrom)):
+            for al in s.names:
+                out.add((al.asname or al.name).split(".")[0])
+    return out

@@ -2023,14 +2023,27 @@ def _module_int_constants(source) -> dict[str, tuple[int, int]]:
     if found is None:
         counts: dict[str, int] = {}
         values: dict[str, int] = {}
+        walrus = ":=" in getattr(source, "text_", ":=")
         for st in tree.body:
-            for n in ast.walk(st) if not isinstance(st, (ast.FunctionDef, ast.ClassDef)) else ():
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    counts[n.id] = counts.get(n.id, 0) + 1
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                for a in st.names:
+                    n = a.asname or a.name.split(".")[0]
+                    counts[n] = counts.get(n, 0) + 1
+                continue
+            # (a plain assignment's targets, where the module has no `:=`; any other
+            # statement walked whole for what it binds)
+            plain = isinstance(st, ast.Assign) and not walrus
+            for root in st.targets if plain else [st]:  # type: ignore[attr-defined]
+                for n in ast.walk(root):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        counts[n.id] = counts.get(n.id, 0) + 1
             if (
                 isinstance(st, ast.Assign)
                 and len(st.targets) == 1
                 and isinstance(st.targets[0], ast.Name)
+                and isinstance(st.value, (ast.Constant, ast.UnaryOp, ast.BinOp))
             ):
                 v = int_constant(gast.ast_to_gast(st.value))
                 if v is not None:

@@ -2218,3 +2218,23 @@ def test_an_index_from_a_ternary_of_ints_is_converted_once():
     src = HEADER + "def f(x):\n    i = 0 if x[0] > 0 else -1\n    x[i] = 100\n    return x\n"
     out = _oracle(src, _FLOATS)
     assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    if x[1] != 0:\n        r = x[0] / x[1]\n    else:\n        r = 0\n    return r\n",
+        "    r = x[0] / x[1] if x[1] != 0 else 0\n    return r\n",
+        "    return x[0] / x[1] if x[1] != 0 else 0\n",
+    ],
+)
+def test_a_division_guard_giving_an_int_on_the_other_path_is_refused(body):
+    """Probe 16: `r = a / d` under `d != 0`, `r = 0` otherwise, `r` returned: Python returns
+    the int 0 on that path, the converted `jnp.where` a float32 0.0 (the dtype of a path jit
+    cannot keep). Refused (AJ918): `r = 0.0` makes the paths agree."""
+    src = HEADER + "def f(x):\n" + body
+    out = _oracle(src, [(np.array([7, 0], np.int32),), (np.array([7, 2], np.int32),)])
+    assert out.kind in ("converted", "refused"), out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+    fixed = convert(src.replace("else 0\n", "else 0.0\n").replace("r = 0\n", "r = 0.0\n"))
+    assert not fixed.refusals, fixed.refusals

@@ -735,7 +735,11 @@ def _arithmetic_dtype(op, a: Value, b: Value, v: Value) -> str | None:
     """The kind of `a op b` where both operands' kinds are known and the operation is
     arithmetic: the higher of the two (an int array times a float is a float), a float for `/`;
     None for two bools (Python's `True + True` is 2, jax's a bool) and for Python containers."""
-    if v.kind not in (Kind.TRACED, Kind.STATIC) or a.dtype is None or b.dtype is None:
+    if v.kind not in (Kind.TRACED, Kind.STATIC):
+        return None
+    if isinstance(op, gast.Div) and v.kind is Kind.TRACED:
+        return "float"  # (true division of arrays of any real dtype; complex outranks it too)
+    if a.dtype is None or b.dtype is None:
         return None
     if a.dtype == "bool" and b.dtype == "bool":
         return None

@@ -807,13 +807,17 @@ class _Conditionals:
 
     def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
         """The names of ``python_values`` whose Python type ('bool', 'int', 'float') differs
-        between the paths of ``s``, with those types."""
+        between the paths of ``s``, with those types (a path may give an array of a known
+        dtype instead: `r = a / d` / `r = 0`)."""
         types: dict[str, set[str | None]] = {}
         for st in _walk_as_written(s.body + s.orelse):
-            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
+            if not isinstance(st, gast.Assign):
+                continue
+            v = self.value(st.value, st)
+            if v.static or v.traced:
                 for t in st.targets:
                     if isinstance(t, gast.Name) and t.id in python_values:
-                        types.setdefault(t.id, set()).add(self.value(st.value, st).dtype)
+                        types.setdefault(t.id, set()).add(v.dtype)
         both = self.an.activity.of_block(s.body).writes & self.an.activity.of_block(s.orelse).writes
         for n in types:  # (a path that does not assign it keeps the value from before)
             if n not in both:
@@ -961,7 +965,7 @@ class _Conditionals:
             raise _Refused(
                 "AJ918",
                 s,
-                f"`{returned}` is given Python values of different types "
+                f"`{returned}` is given values of different types "
                 f"({', '.join(sorted(mixed.get(returned) or set().union(*mixed.values())))}) "
                 f"on the paths of the traced condition `{self._src(s.test)}` and returned as it "
                 f"is or in a value whose dtype follows it (`x * k` of an int array): Python "
@@ -2009,6 +2013,13 @@ def _walrus_in_comprehension(stmt):
     return None
 
 
+def _a_kind(v: Value) -> str:
+    """`a Python int`, `an array of floats`: what a value of a known dtype is, in words."""
+    if v.static:
+        return f"{'an' if v.dtype == 'int' else 'a'} Python {v.dtype}"
+    return f"an array of {v.dtype}s"
+
+
 # Python's numeric kinds, in the order of promotion (a float array's dtype wins over any)
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 
@@ -2200,8 +2211,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             c.ctx.refuse(
                 "AJ918",
                 node,
-                f"`... if {c._src(node.test)} else ...` gives a Python {kinds[0]} on one path "
-                f"and a {kinds[1]} on the other, and a `return` gives a value whose dtype "
+                f"`... if {c._src(node.test)} else ...` gives {kinds[0]} on one path and "
+                f"{kinds[1]} on the other, and a `return` gives a value whose dtype "
                 f"follows it (Python returns each path's type, a traced value has one dtype); "
                 f"kept as Python's: give both paths one type (`2.0` for `2`)",
             )
@@ -2262,7 +2273,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         if isinstance(st, gast.Assign) and st.value is node:
             return None
         body, orelse = c.value(node.body, st), c.value(node.orelse, st)
-        if not (body.static and orelse.static and body.dtype and orelse.dtype):
+        if not ((body.static or orelse.static) and body.dtype and orelse.dtype):
+            return None
+        if not all(v.kind in (Kind.STATIC, Kind.TRACED) for v in (body, orelse)):
             return None
         if body.dtype == orelse.dtype:
             return None
@@ -2270,7 +2283,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         fixer = c._dtype_fixer({body.dtype, orelse.dtype})
         if returned_as_is(stmts, set(), fixer, frozenset({id(node)})) is None:
             return None
-        return body.dtype, orelse.dtype
+        return _a_kind(body), _a_kind(orelse)
 
     def _python_value_use_after(self, node):
         """For `k = A if c else B` with Python values `A` and `B`: a use after the statement
@@ -2294,21 +2307,29 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 if grows_geometrically(loop, name):
                     return name, "a product in the loop around it (int32 wraps past 2**31)"
         body, orelse = c.value(node.body, st), c.value(node.orelse, st)
+        after = statements_after(c.ctx.fn, st)
+        if (
+            (body.static or orelse.static)
+            and body.kind in (Kind.STATIC, Kind.TRACED)
+            and orelse.kind in (Kind.STATIC, Kind.TRACED)
+            and body.dtype
+            and orelse.dtype
+            and body.dtype != orelse.dtype
+        ):
+            # (a Python number against one of another kind, or an array of a known dtype)
+            if returned_as_is(after, {name}, c._dtype_fixer({body.dtype, orelse.dtype})):
+                return name, (
+                    f"a `return` giving it as it is ({body.dtype} on one path, {orelse.dtype} "
+                    f"on the other: a traced value has one dtype)"
+                )
         if not (body.static and orelse.static):
             return None
-        after = statements_after(c.ctx.fn, st)
         ranges = int_ranges(c.ctx.fn, {name}) if literal_ints(node) else {}
         over = (
             int32_overflow(after, ranges, c._int_constants(), c._int_operand) if ranges else None
         )
         if over is not None:
             return name, f"`{over[1]}`, past int32 (Python's ints never overflow; int32 wraps),"
-        if body.dtype and orelse.dtype and body.dtype != orelse.dtype:
-            if returned_as_is(after, {name}, c._dtype_fixer({body.dtype, orelse.dtype})):
-                return name, (
-                    f"a `return` giving it as it is ({body.dtype} on one path, {orelse.dtype} "
-                    f"on the other: a traced value has one dtype)"
-                )
         return python_value_use(after, {name}, c._facts, traced_errors=True)
 
     def visit_BoolOp(self, node):

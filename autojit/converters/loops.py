@@ -2071,9 +2071,6 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             promote.append(n)
 
-    # a promoted start is the scalar filled into the shape the loop gives: what Python's first
-    # pass computes from the scalar only where the body reads it item by item (`p * a`, not
-    # `jnp.dot(p, a)`, `jnp.sum(p)`, `p[0]`)
     # A promoted start is the scalar filled into the shape the loop gives it: what Python's
     # first pass computes from the scalar where the body reads it item by item (`p * a`; not
     # `jnp.dot(p, a)`, `jnp.sum(p)`, `x[p]`). Read otherwise, it keeps its shape and takes the
@@ -2454,16 +2451,9 @@ def _not_by_item(node, derived: set[str], qualified):
         qual = qualified(fname) or fname
         short = qual.rsplit(".", 1)[1] if "." in qual else qual
         by_item = qual.startswith("jax.numpy.") and short in ELEMENTWISE_FUNCTIONS
-        f = node.func
-        if (
-            isinstance(f, gast.Attribute)
-            and f.attr in AT_UPDATE_METHODS
-            and isinstance(f.value, gast.Subscript)
-            and isinstance(f.value.value, gast.Attribute)
-            and f.value.value.attr == "at"
-        ):
+        if _at_update(node):
             # `y.at[i].set(p)`: the value's items put in (broadcast), as `y[i] = p` does
-            if expr_activity(f.value).reads & derived:
+            if expr_activity(node.func.value).reads & derived:
                 return node
             for a in node.args:
                 bad = _not_by_item(a, derived, qualified)

@@ -2718,3 +2718,33 @@ def test_zip_of_arrays_of_two_lengths_stops_at_the_shorter():
     calls = [(f32(1, 2, 3, 4), f32(1, 2)), (f32(1, 2), f32(3, 4, 5, 6))]
     conv = check(src, "f", calls, codes=["AJ204"])
     assert "zip_len" in conv.text, conv.text
+
+
+def test_bisection_in_a_for_loop_converts():
+    """Probe 14: `mid = lo + (hi - lo) // 2`, then `lo = mid + 1` or `hi = mid`: `lo` stands on
+    both sides of the sum, which read as Fibonacci-like growth (AJ932, a false refusal). Linear
+    in `lo` and `hi` with coefficients 1/2 and 1/2, it never grows: converted."""
+    src = """
+        def f(x, t, n):
+            lo = 0
+            hi = x.shape[0]
+            for _ in range(n):
+                mid = lo + (hi - lo) // 2
+                if x[mid] < t:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return lo
+        """
+    x = f32(0.5, 1.0, 2.0, 4.0, 8.0)
+    calls = [(x, np.float32(t), i32(n)) for t in (0.0, 0.7, 3.0, 9.0) for n in (0, 1, 2)]
+    check(src, "f", calls, codes=["AJ202"])
+
+
+@pytest.mark.parametrize("step", ["c = 2 * c + 1", "c = c + c // 2 + 1", "c = 3 * (c - 1)"])
+def test_a_linear_step_that_expands_is_still_refused(step):
+    """`2 * c + 1`, `c + c // 2`, `3 * (c - 1)`: coefficients past 1 grow geometrically."""
+    src = "import jax.numpy as jnp\n\ndef f(x, n):\n    c = 1\n    for i in range(n):\n"
+    src += f"        {step}\n    return x * c\n"
+    conv = autojit.convert_source(src, "m.py", all_functions=True)
+    assert any(r.code == "AJ932" for r in conv.refusals), conv.text

@@ -1375,8 +1375,13 @@ def grows_geometrically(loop, name: str) -> bool:
     sums: list[tuple[str, Any]] = []  # (target, value) of each assignment
 
     def assigned(target: str, value) -> None:
-        growing = _growing_reads(value)
-        for r in expr_activity(value).reads:
+        reads = expr_activity(value).reads
+        coefficients = _linear_coefficients(value, reads)
+        if coefficients is not None:  # (`2 * c + 1` grows `c`; `lo + (hi - lo) // 2` does not)
+            growing = {n for n, c in coefficients.items() if abs(c) > 1}
+        else:
+            growing = _growing_reads(value)
+        for r in reads:
             edges.setdefault(r, []).append((target, r in growing))
         sums.append((target, value))
 
@@ -1412,7 +1417,56 @@ def grows_geometrically(loop, name: str) -> bool:
                 todo.append(state)
     # the names on a cycle through `name`: reached from it, and reaching it
     cycle = {n for n, _ in seen} & _reaching(edges, name)
-    return any(t in cycle and _additive_uses(v, cycle) >= 2 for t, v in sums)
+    return any(t in cycle and _expands(v, cycle) for t, v in sums)
+
+
+def _expands(value, cycle: set[str]) -> bool:
+    """Whether an assignment's value adds up two or more of the cycle's values: where it is
+    linear in them, whether their coefficients' magnitudes add up past 1 (`a + b`: 2; the
+    bisection step `lo + (hi - lo) // 2`: 1/2 + 1/2, which never grows); else by
+    :func:`_additive_uses`."""
+    coefficients = _linear_coefficients(value, cycle)
+    if coefficients is not None:
+        return sum(abs(c) for c in coefficients.values()) > 1
+    return _additive_uses(value, cycle) >= 2
+
+
+def _linear_coefficients(node, names: set[str]) -> dict[str, float] | None:
+    """The coefficient of each of ``names`` in ``node`` where it is a sum of them times
+    constants, divided by constants (`lo + (hi - lo) // 2`: lo 1/2, hi 1/2), other values
+    adding a term of their own (not a coefficient); None where it is not one."""
+    t = type(node)
+    if t is gast.Name:
+        return {node.id: 1.0} if node.id in names else {}
+    if t is gast.Constant:
+        return {} if type(node.value) in (int, float) else None
+    if t is gast.UnaryOp and isinstance(node.op, (gast.USub, gast.UAdd)):
+        inner = _linear_coefficients(node.operand, names)
+        if inner is None:
+            return None
+        return {k: -v for k, v in inner.items()} if isinstance(node.op, gast.USub) else inner
+    if t is not gast.BinOp:
+        return {} if not expr_activity(node).reads & names else None
+    left = _linear_coefficients(node.left, names)
+    right = _linear_coefficients(node.right, names)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, (gast.Add, gast.Sub)):
+        sign = 1.0 if isinstance(node.op, gast.Add) else -1.0
+        out = dict(left)
+        for k, v in right.items():
+            out[k] = out.get(k, 0.0) + sign * v
+        return out
+    c = int_constant(node.right) if isinstance(node.right, gast.Constant) else None
+    if isinstance(node.op, (gast.FloorDiv, gast.Div)) and c:
+        return {k: v / c for k, v in left.items()}
+    if isinstance(node.op, gast.Mult):
+        k_left = int_constant(node.left) if isinstance(node.left, gast.Constant) else None
+        if c is not None and not right:
+            return {k: v * c for k, v in left.items()}
+        if k_left is not None and not left:
+            return {k: v * k_left for k, v in right.items()}
+    return None if left or right else {}
 
 
 def _reaching(edges: dict[str, list[tuple[str, bool]]], name: str) -> set[str]:

@@ -2238,3 +2238,47 @@ def test_a_division_guard_giving_an_int_on_the_other_path_is_refused(body):
     assert "AJ918" in " ".join(out.refusals), out.refusals
     fixed = convert(src.replace("else 0\n", "else 0.0\n").replace("r = 0\n", "r = 0.0\n"))
     assert not fixed.refusals, fixed.refusals
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a tuple assignment, a chained one, a module constant written `int(1e6)`
+        "    if x[0] > 0:\n        k, m = 100000, 1\n    else:\n        k, m = 3, 2\n"
+        "    return x * (k * k + m)\n",
+        "    if x[0] > 0:\n        k = j = 100000\n    else:\n        k = j = 3\n    return x * (k * j)\n",
+        "    if x[0] > 0:\n        k = 5000\n    else:\n        k = 1\n    return x * (k * SCALE)\n",
+    ],
+)
+def test_ints_given_by_tuple_chained_or_int_call_assignments_keep_the_overflow_check(body):
+    """Probe 17: `k, m = 100000, 1`, `k = j = 100000`, and a module `SCALE = int(1e6)` had no
+    range (a tuple target, two targets, a call), so `k * k` / `k * SCALE` wrapped as int32.
+    Each name now takes its own value's range: refused (AJ918)."""
+    src = HEADER + "SCALE = int(1e6)\n\n\ndef f(x):\n" + body
+    out = _oracle(src, _FLOATS)
+    assert out.kind in ("converted", "refused"), out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["    s = 0\n    s += r\n    return s\n", "    return (x * r).max()\n",
+     "    return (x * r)[0]\n", "    a, b = x, r\n    return a * b\n"],
+)
+def test_a_number_of_two_kinds_followed_through_augmented_methods_and_tuples(use):
+    """Probe 17: `r` an int on one path and a float on the other, then `s += r`,
+    `(x * r).max()`, `(x * r)[0]`, `a, b = x, r`: not followed, so the int path came back
+    float32. Refused (AJ918)."""
+    src = HEADER + "def f(x):\n    if x[0] > 0:\n        r = 2\n    else:\n        r = 0.5\n" + use
+    out = _oracle(src, [(np.array([1, 2], np.int32),), (np.array([-1, 2], np.int32),)])
+    assert out.kind in ("converted", "refused"), out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+
+
+def test_membership_of_a_one_item_array_is_its_item():
+    """Probe 17: `1.0 if x[:1] in (1, 2) else 0.0`: jnp.isin keeps the (1,) shape; Python's
+    truth is the item's. Reshaped to ()."""
+    src = HEADER + "def f(x):\n    return 1.0 if x[:1] in (1, 2) else 0.0\n"
+    inputs = [(np.array([v, 5.0], np.float32),) for v in (1.0, 3.0)]
+    out = _oracle(src, inputs)
+    assert out.kind == "converted", out.report()

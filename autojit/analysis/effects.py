@@ -589,9 +589,21 @@ def python_value_use(
 
 
 def int_constant(node) -> int | None:
-    """The value of an int written with literals only (`2**31`, `-(1 << 40)`, `10**9 + 7`)."""
+    """The value of an int written with literals only (`2**31`, `-(1 << 40)`, `10**9 + 7`,
+    `int(1e6)`)."""
     if isinstance(node, gast.Constant):
         return node.value if type(node.value) is int else None
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and node.func.id == "int"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], gast.Constant)
+        and type(node.args[0].value) in (int, float)
+        and abs(node.args[0].value) < 2**63
+    ):
+        return int(node.args[0].value)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         v = int_constant(node.operand)
         return None if v is None else (-v if isinstance(node.op, gast.USub) else v)
@@ -652,16 +664,16 @@ def int_ranges(
             if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 unknown.update({st.name} & names)
                 continue
-            if isinstance(st, gast.Assign) and len(st.targets) == 1 and isinstance(
-                st.targets[0], gast.Name
-            ):
-                name = st.targets[0].id
-                if name in names:
-                    values = literal_ints(st.value)
-                    if values is None and isinstance(st.value, gast.Name) and constants:
-                        held = constants.get(st.value.id)
+            pairs = named_pairs(st) if isinstance(st, gast.Assign) else None
+            if pairs is not None:
+                for name, value in pairs:
+                    if name not in names:
+                        continue
+                    values = literal_ints(value)
+                    if values is None and isinstance(value, gast.Name) and constants:
+                        held = constants.get(value.id)
                         values = list(held) if held is not None else None
-                    step = self_step(name, st.value)
+                    step = self_step(name, value)
                     if values is not None:
                         widen(name, (min(values), max(values)))
                     elif step is not None and not in_loop:
@@ -669,7 +681,7 @@ def int_ranges(
                         augmented.append((name, op, (c, c)))  # (`k = k - 1`: as `k -= 1`)
                     else:
                         assumed = None
-                        if assume is not None and name not in expr_activity(st.value).reads:
+                        if assume is not None and name not in expr_activity(value).reads:
                             assumed = assume(st)
                         if assumed is None:
                             unknown.add(name)
@@ -713,6 +725,26 @@ def int_ranges(
                 lo, hi = out[name]
                 out[name] = (min(lo, now[0]), max(hi, now[1]))
     return {n: r for n, r in out.items() if n not in unknown}
+
+
+def named_pairs(st) -> list | None:
+    """(name, value) for each name an assignment binds to a value of its own: `k = v`,
+    `k = j = v`, `k, m = a, b`; None where a target is anything else (`x[i]`, `a, b = t`)."""
+    out = []
+    for t in st.targets:
+        if isinstance(t, gast.Name):
+            out.append((t.id, st.value))
+        elif (
+            isinstance(t, (gast.Tuple, gast.List))
+            and isinstance(st.value, (gast.Tuple, gast.List))
+            and len(t.elts) == len(st.value.elts)
+            and all(isinstance(e, gast.Name) for e in t.elts)
+            and not any(isinstance(v, gast.Starred) for v in st.value.elts)
+        ):
+            out += [(e.id, v) for e, v in zip(t.elts, st.value.elts, strict=True)]
+        else:
+            return None
+    return out
 
 
 def _interval(ranges: dict[str, Interval], node, leaf=None) -> Interval | None:
@@ -882,13 +914,16 @@ def returned_as_is(
     ``sources``: the ids of expressions that count as one of ``names`` (a ternary)."""
     names = set(names)
     for st in stmts:
-        if isinstance(st, gast.Assign) and len(st.targets) == 1:
-            target = st.targets[0]
-            if isinstance(target, gast.Name):
-                if _as_is(st.value, names, st, fixes_dtype, sources):
-                    names.add(target.id)
+        if isinstance(st, gast.Assign):
+            for name, value in named_pairs(st) or []:
+                if _as_is(value, names, st, fixes_dtype, sources):
+                    names.add(name)
                 else:
-                    names.discard(target.id)
+                    names.discard(name)
+        elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
+            # (`s += r`: `s + r`, whose type follows `r` where `s`'s does not decide it)
+            if _as_is(assigned_value(st), names, st, fixes_dtype, sources):
+                names.add(st.target.id)
         elif isinstance(st, gast.Return) and st.value is not None:
             found = _as_is(st.value, names, st, fixes_dtype, sources)
             if found:
@@ -919,8 +954,12 @@ def _as_is(node, names: set[str], st, fixes_dtype, sources: frozenset[int]) -> s
             or (fixes_dtype is not None and not fixes_dtype(other, st))
         ):
             return left or right
+    if fixes_dtype is not None and isinstance(node, gast.Subscript):
+        return _as_is(node.value, names, st, fixes_dtype, sources)  # (`(x * k)[0]`)
     if fixes_dtype is not None and isinstance(node, gast.Call) and not fixes_dtype(node, st):
         args = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(node.func, gast.Attribute):
+            args.append(node.func.value)  # (`(x * k).max()`: a method of the value)
         found = (_as_is(a, names, st, fixes_dtype, sources) for a in args)
         return next((f for f in found if f), None)
     return None

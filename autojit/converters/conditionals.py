@@ -50,6 +50,7 @@ from ..analysis.effects import (
     int_constant,
     int_ranges,
     literal_ints,
+    named_pairs,
     python_value_use,
     read_by_closures,
     returned_as_is,
@@ -468,7 +469,11 @@ class _Conditionals:
             # `x[0] in (1, 2)`: Python's `in` tests each item with `==` and asks bool() of it
             elts = gast.List(elts=node.comparators[0].elts, ctx=gast.Load())
             form = f"A, {jnp}.array(B)" + ("" if isinstance(node.ops[0], gast.In) else ", invert=True")
-            return replace_expr(f"{jnp}.isin({form})", A=node.left, B=elts)
+            out = replace_expr(f"{jnp}.isin({form})", A=node.left, B=elts)
+            if self.value(node.left, stmt).scalar is False:
+                # (`x[:1] in (1, 2)`: Python's truth of its one item)
+                out = replace_expr(f"{jnp}.reshape(A, ())", A=out)
+            return out
         if v.scalar is False:
             # an array of at least one axis (`x[:1] > 0`): Python's truth of it is that of its
             # one item (and an error for more); jnp.where and lax.cond need a scalar
@@ -801,8 +806,10 @@ class _Conditionals:
         env = self.an.env_before(s)
         out = {n for n in branch_writes if n in env and env[n].static}
         for st in _walk(s.body + s.orelse):
-            if isinstance(st, gast.Assign) and self.value(st.value, st).static:
-                out.update(t.id for t in st.targets if isinstance(t, gast.Name))
+            if isinstance(st, gast.Assign):
+                for name, value in named_pairs(st) or []:
+                    if self.value(value, st).static:
+                        out.add(name)
         return out
 
     def _mixed_python_types(self, s, env, python_values: set[str]) -> dict[str, set[str]]:
@@ -977,11 +984,12 @@ class _Conditionals:
         # `k = BIG`; a value the code does not show, `k = len(x)`, as a size: ASSUMED_INT)
         constants = self._int_constants()
         given = python_values & {
-            t.id
+            n.id
             for st in _walk(s.body + s.orelse)
             if isinstance(st, (gast.Assign, gast.AugAssign))
             for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
-            if isinstance(t, gast.Name)
+            for n in ([t] if isinstance(t, gast.Name) else getattr(t, "elts", []))
+            if isinstance(n, gast.Name)
         }
         ranges = int_ranges(self.ctx.fn, given, constants, self._assumed_int) if given else {}
         over = (
@@ -2054,7 +2062,14 @@ def _module_int_constants(source) -> dict[str, tuple[int, int]]:
                 isinstance(st, ast.Assign)
                 and len(st.targets) == 1
                 and isinstance(st.targets[0], ast.Name)
-                and isinstance(st.value, (ast.Constant, ast.UnaryOp, ast.BinOp))
+                and (
+                    isinstance(st.value, (ast.Constant, ast.UnaryOp, ast.BinOp))
+                    or (
+                        isinstance(st.value, ast.Call)
+                        and isinstance(st.value.func, ast.Name)
+                        and st.value.func.id == "int"
+                    )
+                )
             ):
                 v = int_constant(gast.ast_to_gast(st.value))
                 if v is not None:

@@ -2282,3 +2282,21 @@ def test_membership_of_a_one_item_array_is_its_item():
     inputs = [(np.array([v, 5.0], np.float32),) for v in (1.0, 3.0)]
     out = _oracle(src, inputs)
     assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize(
+    "ret, refused",
+    [
+        ("(100000 if x[0] > 0 else 3) * 100000", True),
+        ("x * ((100000 if x[0] > 0 else 3) * len(x) * 100)", True),
+        ("(100 if x[0] > 0 else 3) * 1000", False),
+    ],
+)
+def test_an_inline_ternary_of_ints_in_arithmetic_past_int32_is_refused(ret, refused):
+    """Probe 17: `(100000 if c else 3) * 100000` inside an expression: the ternary becomes an
+    int32 `jnp.where`, and the product wrapped (1410065408 for 10**10). The arithmetic around
+    it is checked as for an assigned ternary: refused (AJ918); small products convert."""
+    src = HEADER + f"def f(x):\n    return {ret}\n"
+    out = _oracle(src, _FLOATS)
+    assert out.kind in ("converted", "refused"), out.report()
+    assert ("AJ918" in " ".join(out.refusals)) == refused, out.refusals

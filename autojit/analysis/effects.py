@@ -887,6 +887,27 @@ def int32_overflow(
     return None
 
 
+def overflow_around(st, source, source_range: Interval, leaf) -> tuple[str, Interval] | None:
+    """(expression, range) of arithmetic in ``st``'s own expressions around the expression
+    ``source`` (a ternary of int literals the conversion makes an int32 value), of the range
+    ``source_range``, that may leave int32 (`(100000 if c else 3) * 100000`); ``leaf(node, st)``
+    gives other operands' ranges, as for :func:`int32_overflow`."""
+
+    def operand(node):
+        return source_range if node is source else leaf(node, st)
+
+    for root in _own_expressions(st):
+        for n in gast.walk(root):
+            if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
+                continue
+            if not any(x is source for x in gast.walk(n)):
+                continue
+            r = _interval({}, n, operand)
+            if r is not None and not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
+                return gast.unparse(n).strip(), r
+    return None
+
+
 def _own_expressions(st) -> list:
     """The expressions of a statement itself (a compound statement's head, not its body)."""
     out = []

@@ -51,6 +51,7 @@ from ..analysis.effects import (
     int_ranges,
     literal_ints,
     named_pairs,
+    overflow_around,
     python_value_use,
     read_by_closures,
     returned_as_is,
@@ -2232,6 +2233,22 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"kept as Python's: give both paths one type (`2.0` for `2`)",
             )
             return node
+        values = literal_ints(node) if not self._assigned_as_is(node) else None
+        over = (
+            overflow_around(self.stmt, node, (min(values), max(values)), c._int_operand)
+            if values
+            else None
+        )
+        if over is not None:
+            c.ctx.refuse(
+                "AJ918",
+                node,
+                f"`{over[0]}` reaches {over[1][0] if abs(over[1][0]) > abs(over[1][1]) else over[1][1]}"
+                f" from the Python ints of `... if {c._src(node.test)} else ...`, past int32 "
+                f"(Python's ints never overflow); converted, they would be an int32 value, "
+                f"which wraps; kept as Python's",
+            )
+            return node
         use = self._python_value_use_after(node)
         if use is not None:
             c.ctx.refuse(
@@ -2278,6 +2295,11 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             f"`... if {c._src(node.test)} else ...` on a traced value -> `{c.lax}.cond`",
         )
         return replace_expr(f"{c.lax}.cond(P, lambda: A, lambda: B)", P=pred, A=a, B=b)
+
+    def _assigned_as_is(self, node) -> bool:
+        """Whether the statement is `name = <node>` (followed by `_python_value_use_after`)."""
+        st = self.stmt
+        return isinstance(st, gast.Assign) and st.value is node
 
     def _kinds_returned_by_path(self, node) -> tuple[str, str] | None:
         """For a ternary of Python numbers of two kinds inside an expression (not the value of

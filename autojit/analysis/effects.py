@@ -272,14 +272,14 @@ def _calls_now(stmt, name: str, scope: ModuleScope) -> int | None:
             if qualified in _CALLING_NOW:
                 calls += sum(1 for a in n.args if type(a) is gast.Name and a.id == name)
             continue
-        if type(f) is gast.Attribute and (f.attr in _PURE_METHODS or _at_update(f)):
+        if type(f) is gast.Attribute and (f.attr in _PURE_METHODS or at_method(f)):
             continue
         return None
     return calls
 
 
-def _at_update(f) -> bool:
-    """`y.at[i].set` (any `.at[...]` method: a new array)."""
+def at_method(f) -> bool:
+    """Whether the attribute ``f`` is a method of `.at[...]` (`y.at[i].set`: a new array)."""
     v = f.value
     return type(v) is gast.Subscript and type(v.value) is gast.Attribute and v.value.attr == "at"
 

@@ -1008,7 +1008,7 @@ class _Conditionals:
             raise _Refused(
                 "AJ918",
                 s,
-                f"`{expr}` reaches {lo if abs(lo) > abs(hi) else hi} from the Python int "
+                f"`{expr}` reaches {_farthest((lo, hi))} from the Python int "
                 f"`{name}`, past int32 (Python's ints never overflow); the traced condition "
                 f"`{self._src(s.test)}` would make it an int32 value, which wraps: make `{name}` "
                 f"a float if that is meant",
@@ -2022,6 +2022,11 @@ def _walrus_in_comprehension(stmt):
     return None
 
 
+def _farthest(r: tuple[int, int]) -> int:
+    """The end of a range farther from 0 (what a refusal says a value reaches)."""
+    return r[0] if abs(r[0]) > abs(r[1]) else r[1]
+
+
 def _a_kind(v: Value) -> str:
     """`a Python int`, `an array of floats`: what a value of a known dtype is, in words."""
     if v.static:
@@ -2243,8 +2248,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             c.ctx.refuse(
                 "AJ918",
                 node,
-                f"`{over[0]}` reaches {over[1][0] if abs(over[1][0]) > abs(over[1][1]) else over[1][1]}"
-                f" from the Python ints of `... if {c._src(node.test)} else ...`, past int32 "
+                f"`{over[0]}` reaches {_farthest(over[1])} from the Python ints of "
+                f"`... if {c._src(node.test)} else ...`, past int32 "
                 f"(Python's ints never overflow); converted, they would be an int32 value, "
                 f"which wraps; kept as Python's",
             )
@@ -2307,7 +2312,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         a `return` gives back a value whose dtype follows the ternary's
         (`return x * (2 if c else 0.5)` of an int array `x`)."""
         st, c = self.stmt, self.conv
-        if isinstance(st, gast.Assign) and st.value is node:
+        if self._assigned_as_is(node):
             return None
         body, orelse = c.value(node.body, st), c.value(node.orelse, st)
         if not ((body.static or orelse.static) and body.dtype and orelse.dtype):

@@ -44,6 +44,7 @@ from ..analysis.effects import (
     CHANGING_METHODS,
     ValueFacts,
     assigned_value,
+    at_method,
     closures_outside,
     container_change,
     declared_outer,
@@ -1850,13 +1851,7 @@ def _python_int(an: FunctionAnalysis, node, stmt) -> bool:
 def _at_update(call) -> bool:
     """Whether ``call`` is `... .at[index].method(...)`, an update method of jax's `.at`."""
     f = call.func
-    return (
-        isinstance(f, gast.Attribute)
-        and f.attr in AT_UPDATE_METHODS
-        and isinstance(f.value, gast.Subscript)
-        and isinstance(f.value.value, gast.Attribute)
-        and f.value.value.attr == "at"
-    )
+    return isinstance(f, gast.Attribute) and f.attr in AT_UPDATE_METHODS and at_method(f)
 
 
 def _free_reads(fn) -> set[str]:

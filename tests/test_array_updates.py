@@ -901,3 +901,48 @@ def test_in_place_methods_on_copies_and_views_keep_numpys_meaning():
     assert ".at[" not in c.text, c.text
     c = convert(HEADER + "def f(x):\n    y = x * 1.0\n    y.T.sort()\n    return y\n")
     assert "AJ909" in {r.code for r in c.refusals}, (c.refusals, c.text)
+
+
+# NumPy's in-place `.sort()` / `.fill()` inside an expression (probe 18): jax's `.sort()` returns
+# a sorted copy and leaves the array as it was, so these ran under jit and gave the unsorted
+# array with no error and no report
+SORT_IN_EXPRESSIONS = {
+    "bound": "    n = x.shape[0]\n    _ = x.sort()\n    return x[n - 1]\n",
+    "result-named": "    y = x.sort()\n    return x, y is None\n",
+    "printed": "    print(x.sort())\n    return x\n",
+    "comprehension-of-rows": "    [r.sort() for r in x]\n    return x\n",
+    "fill-in-a-call": "    str(x.fill(0.0))\n    return x\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORT_IN_EXPRESSIONS))
+def test_an_in_place_method_inside_an_expression_is_refused(name):
+    src = HEADER + "def f(x):\n" + SORT_IN_EXPRESSIONS[name]
+    c = convert(src)
+    (r,) = [r for r in c.refusals if r.code == "AJ920"]
+    assert r.location.line == 6 + (name == "bound"), r
+    assert c.text == src, c.text  # left as it is (nor rewritten by the print or any rule)
+    assert convert(c.text).text == c.text
+
+
+def test_in_place_sort_of_a_list_inside_an_expression_is_not_refused():
+    src = HEADER + "def f(x):\n    names = ['b', 'a']\n    y = names.sort()\n    return x * 2.0\n"
+    assert "AJ920" not in {r.code for r in convert(src).refusals}
+
+
+def test_sort_kind_and_stable_are_left_out_of_jnp_sort():
+    """`jnp.sort` rejects `kind=` (and its default is stable): the sorted values are the same
+    whichever algorithm NumPy was asked for, so the converted call drops both."""
+    src = HEADER + (
+        "def f(x):\n    y = x * 1.0\n    y.sort(0, 'stable')\n    z = x * 2.0\n"
+        "    z[1:].sort(kind='heapsort')\n    w = x * 3.0\n    w[:2].sort(stable=True)\n"
+        "    w.sort(axis=-1, kind='mergesort')\n    return y, z, w\n"
+    )
+    c = check(
+        src,
+        "f",
+        [((np.array([3.0, 1.0, 2.0, -1.0], F32),), {})],
+        expect_codes=["AJ305"],
+    )
+    assert "kind" not in c.text and "stable" not in c.text, c.text
+    assert "y = jnp.sort(y, 0)" in c.text and "w = jnp.sort(w, axis=-1)" in c.text, c.text

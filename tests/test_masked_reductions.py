@@ -218,3 +218,57 @@ def test_noqa_and_ignore():
     assert convert(src2, ignore=["AJ403"]).text == src2
     src3 = HEADER + "def f(x):\n    return jnp.unique(x)\n"
     assert not convert(src3, ignore=["AJ94"]).refusals
+
+
+def test_max_and_min_of_a_boolean_selection_use_false_and_true():
+    """`jnp.iinfo` has no bool: the identities of a boolean array's max / min are False / True
+    (the conversion failed under jit with `iinfo` of bool; probe 18)."""
+    src = HEADER + (
+        "def f(x):\n    b = x > 0\n    return b[x < 5].max(), b[x < 5].min()\n"
+    )
+    c = check(src, [(np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.0]], np.float32),)])
+    assert "jnp.where(x < 5, b, False).max()" in c.text, c.text
+    assert "jnp.where(x < 5, b, True).min()" in c.text, c.text
+
+
+@pytest.mark.parametrize(
+    "expr,col",
+    [
+        ("x[x > 0]", 12),
+        ("x[m, 0]", 12),
+        ("(x < 0)[x > -3]", 12),
+        ("jnp.cumsum(x[m])", 23),
+        ("x[m].sum(axis=0)", 12),
+    ],
+)
+def test_a_boolean_selection_left_unreduced_is_reported(expr, col):
+    """NonConcreteBooleanIndexError under jit: reported where the selection is (AJ921), with
+    what to write instead; the text is left as it is and nothing else is refused for it."""
+    src = HEADER + f"def f(x):\n    m = x[:, 0] > 0\n    return {expr}\n"
+    if "m" not in expr.replace("sum", ""):
+        src = HEADER + f"def f(x):\n    return {expr}\n"
+    c = convert(src)
+    rs = [r for r in c.refusals if r.code == "AJ921"]
+    assert len(rs) == 1 and rs[0].location.col == col, c.refusals
+    assert "jnp.where(mask, x, fill)" in rs[0].reason and "size=" in rs[0].reason
+    assert c.text == src
+
+
+def test_a_reduced_selection_and_an_if_around_a_kept_one_are_still_converted():
+    """AJ921 is a report only: the selection reduced beside it converts (AJ403), and a traced
+    `if` around the statement is converted as before (no AJ919)."""
+    src = HEADER + (
+        "def f(x):\n    s = x[x > 0].sum()\n    if s > 1.0:\n        y = x[x > 1]\n"
+        "    else:\n        y = x\n    return s, y\n"
+    )
+    c = convert(src)
+    assert {r.code for r in c.refusals} == {"AJ921"}, c.refusals
+    assert "jnp.where(x > 0, x, 0).sum()" in c.text
+
+
+def test_selections_that_jit_takes_are_not_reported():
+    src = HEADER + (
+        "import numpy as np\nA = np.arange(4)\n\n"
+        "def f(x, i):\n    idx = jnp.argsort(x)[:2]\n    return x[idx], x[True], A[A > 1], x[i]\n"
+    )
+    assert "AJ921" not in {r.code for r in convert(src).refusals}

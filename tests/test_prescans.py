@@ -20,7 +20,7 @@ _PIECES = [
     "sum", "max", "amax", "len", "where", "nonzero", "flatnonzero", "size", "unique",
     "if", "and", "or", "not", "for", "while", "print", "lo < x < hi", "in", "is",
     "block_until_ready", "device_get", "np.", "numpy.", "testing.", "time.", "perf_counter",
-    "monotonic", "timeit", "my", "_",
+    "monotonic", "timeit", "my", "_", "~", "&", "==", "=", "!", "isnan", "logical_and",
 ]  # fmt: skip
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=14).map("".join)
 
@@ -29,6 +29,8 @@ _MASKED_SPEC = re.compile(
     r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b"
     r"|\b(?:nonzero|flatnonzero|where|unique|argwhere)\s*\("
     r"|\A(?=[^\[]*\[)[\s\S]*?\b(?:sum|prod|mean|max|min|amax|amin|len)\s*\("
+    # (a mask made by a comparison or a logical operator, for AJ921)
+    r"|\A(?=[^\[]*\[)[\s\S]*?(?:[<>~&|]|[=!]=|\b(?:isnan|isinf|isfinite|logical_\w+)\b)"
 )
 
 

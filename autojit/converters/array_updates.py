@@ -78,6 +78,8 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
                 _in_place_methods(ctx, inner, returns_value)
         for h in getattr(stmt, "handlers", None) or ():
             _in_place_methods(ctx, h.body, returns_value)
+        if _in_place_method_in_expression(ctx, stmt):
+            continue
         if type(stmt) is not gast.Expr or type(stmt.value) is not gast.Call:
             continue
         call, f = stmt.value, stmt.value.func
@@ -141,8 +143,8 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
             continue
         jnp_fn = f"{ctx.names.jnp}.{_IN_PLACE_METHODS[f.attr][0]}"
         new_call = replace_expr(f"{jnp_fn}(X)", X=name(x))
-        new_call.args += call.args
-        new_call.keywords += call.keywords
+        new_call.args += _method_arguments(f.attr, call)[0]
+        new_call.keywords += _method_arguments(f.attr, call)[1]
         replace_statements(block, [stmt], replace(f"{x} = V", V=new_call))
         if x in ctx.analysis.params:
             ctx.updated_params.add(x)
@@ -153,6 +155,77 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
             f"{'returns a sorted copy' if f.attr == 'sort' else 'does not exist'} and leaves "
             f"`{x}` as it was",
         )
+
+
+def _method_arguments(method: str, call) -> tuple[list, list]:
+    """The arguments of NumPy's in-place method that its jax function takes: `x.sort(axis,
+    kind, order, stable=)` without `kind` and `stable` (jnp.sort rejects `kind`; sorted values
+    are the same whichever algorithm sorts them)."""
+    if method != "sort":
+        return list(call.args), list(call.keywords)
+    args = [a for i, a in enumerate(call.args) if i != 1]
+    return args, [k for k in call.keywords if k.arg not in ("kind", "stable")]
+
+
+_IN_PLACE_CALL = re.compile(r"\.\s*(?:sort|fill)\s*\(")
+
+
+def _in_place_method_in_expression(ctx: Context, stmt) -> bool:
+    """AJ920: `y = x.sort()`, `print(x.sort())`, `[r.sort() for r in x]` on a traced array is
+    refused: NumPy sorts (fills) in place and gives None, a jax array's `.sort()` returns a
+    sorted copy and leaves the array as it was, with no error. (As a statement of its own, the
+    call is AJ305's.) Whether it was refused."""
+    if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        return False
+    text = _written_text(ctx)
+    if text is not None and not _IN_PLACE_CALL.search(text):
+        return False  # (none written: the cheap case)
+    own = stmt.value if type(stmt) is gast.Expr else None
+    # a comprehension's target stands for the items of what it iterates
+    items: dict[str, list] = {}
+    for n in _shallow_nodes(stmt):
+        if isinstance(n, gast.comprehension):
+            for t in walk(n.target):
+                if isinstance(t, gast.Name):
+                    items.setdefault(t.id, []).append(n.iter)
+    for n in _shallow_nodes(stmt):
+        if not (
+            type(n) is gast.Call
+            and n is not own
+            and isinstance(n.func, gast.Attribute)
+            and n.func.attr in _IN_PLACE_METHODS
+        ):
+            continue
+        held = [n.func.value]
+        seen: set[str] = set()
+        traced = False
+        while held and not traced:
+            node = held.pop()
+            names_ = views_of(node) or {
+                x.id for x in walk(node) if isinstance(x, gast.Name)
+            }
+            for x in names_ - seen:
+                seen.add(x)
+                if x in items:
+                    held.extend(items[x])
+                elif ctx.analysis.value(name(x), stmt).traced:
+                    traced = True
+        if not traced or not ctx.allowed("AJ920", stmt):
+            continue
+        what, method = gast.unparse(n.func.value).strip(), n.func.attr
+        if method == "sort":
+            numpy, jax_, fix = "sorts", "returns a sorted copy and leaves it as it was", "sort"
+        else:
+            numpy, jax_, fix = "fills", "does not exist", "full_like"
+        ctx.refuse(
+            "AJ920",
+            stmt,
+            f"`{what}.{method}(...)` inside an expression: NumPy {numpy} the array in place "
+            f"and gives None, a jax array's `.{method}()` {jax_}: write `{what} = "
+            f"{ctx.names.jnp}.{fix}({what}, ...)` as a statement of its own",
+        )
+        return True
+    return False
 
 
 def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) -> bool:
@@ -186,8 +259,8 @@ def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) 
         value = call.args[0]
     else:
         value = replace_expr(f"{ctx.names.jnp}.sort(P)", P=copy_expr(part))
-        value.args += call.args
-        value.keywords += call.keywords
+        value.args += _method_arguments(f.attr, call)[0]
+        value.keywords += _method_arguments(f.attr, call)[1]
     new = replace(f"{x} = {x}.at[I].set(V)", I=copy_expr(part.slice), V=value)
     replace_statements(block, [stmt], new)
     if x in ctx.analysis.params:

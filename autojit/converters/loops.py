@@ -1546,6 +1546,8 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
             if not known_array(ctx, an, base, st):
                 continue  # a list's slice stays a list
             size = _plus(stop, {k: -v for k, v in start.items()})
+            if not set(size) - {""} and size.get("", 0) < 0:
+                continue  # (`x[i:i - 1]`: NumPy's slice is empty, a negative size is an error)
             if index in size or any(
                 k.startswith("len")
                 or not an.value(

@@ -35,9 +35,9 @@ from ..analysis.effects import effect_in
 from ..analysis.statements import walk_statements
 from ..gastconv import ChildFields
 from ..templates import copy_expr, name, replace_expr
-from .base import Context, StatementExpressionRewriter, WordTrigger
+from .base import Context, StatementExpressionRewriter, WordTrigger, is_index_dtype_choice
 
-CODES = ("AJ403", "AJ940", "AJ941", "AJ942", "AJ943")
+CODES = ("AJ403", "AJ921", "AJ940", "AJ941", "AJ942", "AJ943")
 
 # what a function's text must contain for this converter to have work there (a superset): a
 # selection reduced (`x[m].sum()`), a size-dependent call (`jnp.nonzero(`), or a reduction call
@@ -51,12 +51,18 @@ class _Trigger:
     _SELECTED = re.compile(r"\]\s*\.\s*(?:sum|prod|mean|max|min|size|nonzero)\b")
     _SIZED = WordTrigger("nonzero|flatnonzero|where|unique|argwhere", tail=r"\s*\(")
     _REDUCED = WordTrigger("sum|prod|mean|max|min|amax|amin|len", tail=r"\s*\(")
+    # (a boolean mask is made by a comparison or a logical operator: AJ921 where it selects)
+    _COMPARED = re.compile(r"[<>~&|]|[=!]=|\b(?:isnan|isinf|isfinite|logical_\w+)\b")
 
     def search(self, text: str) -> re.Match[str] | None:
         m = self._SELECTED.search(text) or self._SIZED.search(text)
         if m is None and "[" in text:
-            m = self._REDUCED.search(text)
+            m = self._REDUCED.search(text) or self._COMPARED.search(text)
         return m
+
+    def reduces(self, text: str) -> bool:
+        """Whether ``text`` may reduce a selection (else only AJ921's search is needed)."""
+        return bool(self._SELECTED.search(text) or self._REDUCED.search(text))
 
 
 TRIGGER = _Trigger()
@@ -84,6 +90,12 @@ _SIZED = {
 def convert(ctx: Context) -> None:
     if not _may_apply(ctx):
         return
+    fn = ctx.fn
+    if getattr(fn, "_aj_orig", False) and getattr(fn, "lineno", None) is not None:
+        text = ctx.source.original(fn)
+        if not (TRIGGER.reduces(text) or _Trigger._SIZED.search(text)):
+            _refuse_selections(ctx)  # (nothing to rewrite: only the selections to report)
+            return
     for s in list(walk_statements(ctx.fn.body)):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
@@ -93,6 +105,56 @@ def convert(ctx: Context) -> None:
                 setattr(s, fname, rw.visit(value))
             elif isinstance(value, list) and value and isinstance(value[0], gast.expr):
                 setattr(s, fname, [rw.visit(v) for v in value])
+        if not _item_update(s):
+            for sel in rw.kept.values():
+                rw.refuse_selection(sel)
+
+
+def _refuse_selections(ctx: Context) -> None:
+    """AJ921 for each boolean selection read in the function (where none is reduced): the
+    nodes the rewriter visits, without its visit."""
+    for s in walk_statements(ctx.fn.body):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if _item_update(s):
+            continue
+        rw: _Rewriter | None = None
+        stack = [v for _f, v in gast.iter_fields(s) if isinstance(v, gast.expr)]
+        for _f, v in gast.iter_fields(s):
+            if isinstance(v, list):
+                stack.extend(e for e in v if isinstance(e, gast.expr))
+        while stack:
+            n = stack.pop()
+            kind = type(n)
+            if kind in _NOT_ENTERED or (kind is gast.IfExp and is_index_dtype_choice(n)):
+                continue
+            if kind is gast.Subscript:
+                if rw is None:
+                    rw = _Rewriter(ctx, s)
+                if rw._boolean_selection(n):
+                    rw.refuse_selection(n)
+            for f in _walk_fields[kind]:
+                v = getattr(n, f, None)
+                if type(v) is list:
+                    stack.extend(x for x in v if isinstance(x, gast.AST))
+                elif isinstance(v, gast.AST):
+                    stack.append(v)
+
+
+def _item_update(s) -> bool:
+    """`x[...] = value` / `x[...] op= value`: array_updates' statement, which rewrites `x[m] =
+    y[m]` into `jnp.where(m, y, x)` or refuses it with its own code."""
+    targets = s.targets if isinstance(s, gast.Assign) else [getattr(s, "target", None)]
+    return isinstance(s, (gast.Assign, gast.AugAssign)) and any(
+        isinstance(t, gast.Subscript) for t in targets
+    )
+
+
+# what the rewriter does not enter: functions (their names are not in this statement's
+# analysis) and comprehensions (the names they bind are not either)
+_NOT_ENTERED = frozenset(
+    {gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp}
+)
 
 
 def _may_apply(ctx: Context) -> bool:
@@ -134,17 +196,66 @@ _walk_fields = ChildFields(_LEAVES)
 
 
 class _Rewriter(StatementExpressionRewriter):
+    def __init__(self, ctx: Context, stmt) -> None:
+        super().__init__(ctx, stmt)
+        # the boolean selections read in the statement that no rewrite reduced (by id)
+        self.kept: dict[int, gast.Subscript] = {}
+
     def visit_ListComp(self, node):
         return node  # names bound by the comprehension are not in the analysis
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if self._boolean_selection(node):
+            self.kept[id(node)] = node
+        return node
+
+    def _boolean_selection(self, node) -> bool:
+        """Whether ``node`` reads `x[mask]` (or `x[mask, j]`) with a traced mask known to be
+        boolean: a data-dependent number of elements (a scalar's too: 0 or 1)."""
+        if not isinstance(node.ctx, gast.Load) or (
+            isinstance(node.value, gast.Attribute) and node.value.attr == "at"
+        ):
+            return False
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        an = self.ctx.analysis
+        for p in parts:
+            if isinstance(p, (gast.Slice, gast.Constant)):
+                continue
+            v = an.value(p, self.stmt)
+            if v.dtype == "bool" and v.traced:  # (a Python bool is concrete: jit takes it)
+                return True
+        return False
+
+    def refuse_selection(self, node) -> None:
+        if not self._allowed("AJ921", node):
+            return
+        jnp = self.ctx.names.jnp
+        self.ctx.refuse(
+            "AJ921",
+            node,
+            f"`{self._text(node)}` selects as many elements as the mask holds True values, "
+            f"which jit cannot know (NonConcreteBooleanIndexError): reduce the selection right "
+            f"away (`x[mask].sum()`, `.max()`, `.mean()`, `len(x[mask])` are rewritten), keep "
+            f"the shape with `{jnp}.where(mask, x, fill)`, or take `{jnp}.nonzero(mask, size=N)` "
+            f"indices",
+        )
+
+    def _consumed(self, sel, new, node):
+        """``new`` (a rewrite of ``node``, which reduces the selection ``sel``) as the result;
+        the selection is no longer read."""
+        if new is not node:
+            self.kept.pop(id(sel), None)
+        return new
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr == "size" and isinstance(node.ctx, gast.Load):
             sel = self._selection(node.value)
             if sel is not None:
-                return self._count(node, *sel, self._text(node))
+                return self._consumed(node.value, self._count(node, *sel, self._text(node)), node)
         return node
 
     def visit_Call(self, node):
@@ -159,20 +270,24 @@ class _Rewriter(StatementExpressionRewriter):
         ):
             sel = self._selection(f.value)
             if sel is not None:
-                return self._reduce(node, f.attr, *sel)
+                return self._consumed(f.value, self._reduce(node, f.attr, *sel), node)
         fname = dotted_name(f) or ""
         qual = self.ctx.scope.qualified(fname) if fname else None
         # jnp.sum(x[mask])
         if qual in _JNP_REDUCTIONS and len(node.args) == 1 and not node.keywords:
             sel = self._selection(node.args[0])
             if sel is not None:
-                return self._reduce(node, _JNP_REDUCTIONS[qual], *sel)
+                return self._consumed(
+                    node.args[0], self._reduce(node, _JNP_REDUCTIONS[qual], *sel), node
+                )
         # len(x[mask])
         if fname == "len" and qual is None and len(node.args) == 1 and not node.keywords:
             if "len" not in self.ctx.analysis.values.locals:
                 sel = self._selection(node.args[0])
                 if sel is not None:
-                    return self._count(node, *sel, self._text(node))
+                    return self._consumed(
+                        node.args[0], self._count(node, *sel, self._text(node)), node
+                    )
         # functions whose result size depends on the values
         if qual in _SIZED or (isinstance(f, gast.Attribute) and f.attr == "nonzero" and not qual):
             self._refuse_sized(node, qual or "nonzero")
@@ -260,7 +375,9 @@ class _Rewriter(StatementExpressionRewriter):
             xv = self.ctx.analysis.value(x, self.stmt)
             sign = "-" if op == "max" else ""
             bound = "min" if op == "max" else "max"
-            if xv.dtype == "float":
+            if xv.dtype == "bool":  # (jnp.iinfo has no bool: any / all of the selection)
+                ident = "False" if op == "max" else "True"
+            elif xv.dtype == "float":
                 ident = f"{sign}{jnp}.inf"
             elif xv.dtype == "int":
                 ident = f"{jnp}.iinfo(ARR.dtype).{bound}"
@@ -274,6 +391,8 @@ class _Rewriter(StatementExpressionRewriter):
                 f"identity {sign}inf for floats, the dtype's {bound} for integers; an empty "
                 f"selection gives that identity where NumPy raises"
             )
+            if xv.dtype == "bool":
+                what = f"identity {ident}; an empty selection gives {ident} where NumPy raises"
         self.ctx.change(
             "AJ403",
             node,

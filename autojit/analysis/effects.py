@@ -550,10 +550,14 @@ def python_value_use(
                 # (anywhere inside: `str(k + 10)`, `isinstance(k + 1, int)`, `f"{abs(k)}"`)
                 inner, up = node, parent
                 while up is not None:
-                    if (isinstance(up, gast.Attribute) and up.attr in STATIC_ATTRIBUTES) or (
-                        isinstance(up, gast.Call) and dotted_name(up.func) == "len"
+                    if (
+                        (isinstance(up, gast.Attribute) and up.attr in STATIC_ATTRIBUTES)
+                        or (isinstance(up, gast.Call) and dotted_name(up.func) == "len")
+                        or (inner is not getattr(up, "func", None) and _of_types(up, facts))
                     ):
-                        break  # (`y.shape`, `len(y)` of an array: a Python value whatever `y` is)
+                        # (`y.shape`, `len(y)`, `jnp.result_type(y, 1.0)` of an array: a Python
+                        # value whatever `y` is)
+                        break
                     sink = _python_only_sink(up, inner, parents)
                     if sink is None and traced_errors:
                         sink = _untraceable_use(up, inner, st, facts)
@@ -924,6 +928,7 @@ def returned_as_is(
     names: set[str],
     fixes_dtype: Callable[[Any, Any], bool] | None = None,
     sources: frozenset[int] = frozenset(),
+    kills: frozenset[int] | None = None,
 ) -> str | None:
     """One of ``names`` that a `return` in ``stmts`` gives back as it is, or in a tuple, list
     or dict, or through arithmetic with literals only (`return k`, `return x, k + 1`), also
@@ -932,14 +937,18 @@ def returned_as_is(
     another value (`x * k`) is followed too where ``fixes_dtype(value, statement)`` is False:
     the value's dtype does not decide the result's (`x * k` of an int array `x` is int32 where
     `k` is an int, float32 where it is a float), and so is a call of it (`jnp.abs(k)`).
-    ``sources``: the ids of expressions that count as one of ``names`` (a ternary)."""
+    ``sources``: the ids of expressions that count as one of ``names`` (a ternary).
+    ``kills``: where given, the ids of the statements of ``stmts`` that run whenever the point
+    they follow does: only an assignment among them gives a name a new value for the rest (one
+    elsewhere, in a branch, may not run, or runs on another path: `r = 1` in the `else` of an
+    `if` around the point); where None, every assignment does (``stmts`` one path)."""
     names = set(names)
     for st in stmts:
         if isinstance(st, gast.Assign):
             for name, value in named_pairs(st) or []:
                 if _as_is(value, names, st, fixes_dtype, sources):
                     names.add(name)
-                else:
+                elif kills is None or id(st) in kills:
                     names.discard(name)
         elif isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
             # (`s += r`: `s + r`, whose type follows `r` where `s`'s does not decide it)
@@ -1004,6 +1013,21 @@ _NUMBER_ATTRIBUTES = frozenset(
 _PYTHON_CONTAINERS = (
     gast.List, gast.Tuple, gast.Dict, gast.Set, gast.ListComp, gast.DictComp, gast.SetComp
 )  # fmt: skip
+
+
+# calls that take traced values as well as Python ones and give a Python value, their types'
+# (what the conversion's own promotions compute: `jnp.asarray(r, jnp.result_type(r, 0.5))`)
+_TYPE_CALLS = frozenset(
+    {"jax.numpy.result_type", "jax.dtypes.result_type", "jax.numpy.shape", "jax.numpy.ndim"}
+)
+
+
+def _of_types(node, facts: ValueFacts | None) -> bool:
+    """Whether ``node`` is a call of :data:`_TYPE_CALLS`."""
+    if facts is None or not isinstance(node, gast.Call):
+        return False
+    name = dotted_name(node.func)
+    return name is not None and (facts.qualified(name) or "") in _TYPE_CALLS
 
 
 def _untraceable_use(node, child, st, facts: ValueFacts | None) -> str | None:

@@ -758,6 +758,37 @@ class _Conditionals:
                     return frozenset(id(t) for t in block[k + 1 :])
         return frozenset()
 
+    def _surely_after(self, s) -> frozenset[int]:
+        """The statements that run after ``s`` whenever it does (``kills`` of
+        :func:`returned_as_is`): those after it in its own block, then those after each
+        compound statement around it in theirs. Not the other branch of an `if` around it (`r = 1`
+        in the `else` of the `if` whose body holds ``s`` runs on another path), nor those a
+        `break`/`continue` of a loop around it, or an exception in a `try`, may skip."""
+        out: set[int] = set()
+        node = s
+        for parent in [*reversed(self.ancestors.get(id(s), ())), self.ctx.fn]:
+            blocks = [getattr(parent, f, None) or [] for f in ("body", "orelse", "finalbody")]
+            block = next((b for b in blocks if any(st is node for st in b)), None)
+            if block is None:
+                break  # (an exception handler's, a `match` case's: the statements so far)
+            if isinstance(parent, gast.Try) or type(parent).__name__ == "TryStar":
+                if block is parent.body:
+                    out.clear()  # (an exception may skip what follows in the `try`)
+                    node = parent
+                    continue
+            elif (
+                isinstance(parent, (gast.For, gast.While, gast.AsyncFor))
+                and block is parent.body
+                and _breaks_out(parent.body)
+            ):
+                out.clear()
+                node = parent
+                continue
+            k = next(i for i, st in enumerate(block) if st is node)
+            out.update(id(st) for st in block[k + 1 :])
+            node = parent
+        return frozenset(out)
+
     def _int_constants(self) -> dict[str, tuple[int, int]]:
         """The names the function only ever gives literal ints (`US_PER_MS = 1000`)."""
         fn = self.ctx.fn
@@ -954,6 +985,7 @@ class _Conditionals:
         mixed = self._mixed_python_types(s, env, python_values)
         # (and those of the traced `if`s around it, an `elif` chain: converted first, this one
         # would leave them a converted chain they could not refuse once, as written, alike)
+        refused_around = None
         for a in reversed(self.ancestors.get(id(s), ())):
             if not isinstance(a, gast.If):
                 break  # (a loop: the `if`s around it are another question)
@@ -964,8 +996,25 @@ class _Conditionals:
             )
             for n, ts in outer.items():
                 mixed[n] = mixed.get(n, set()) | ts
+            # (one that is refused for the types this one's branches give a name, as it judges
+            # them after it: converted, this one would leave it a `jnp.where`/`lax.cond` of them
+            # instead, which the next conversion judges otherwise; refused alike, both stay)
+            if outer and refused_around is None:
+                found = returned_as_is(
+                    statements_after(self.ctx.fn, a),
+                    set(outer),
+                    self._dtype_fixer(set().union(*outer.values())),
+                    kills=self._surely_after(a),
+                )
+                if found is not None:
+                    refused_around = (found, outer[found], a)
         returned = (
-            returned_as_is(after, mixed, self._dtype_fixer(set().union(*mixed.values())))
+            returned_as_is(
+                after,
+                mixed,
+                self._dtype_fixer(set().union(*mixed.values())),
+                kills=self._surely_after(s),
+            )
             if mixed
             else None
         )
@@ -979,6 +1028,17 @@ class _Conditionals:
                 f"is or in a value whose dtype follows it (`x * k` of an int array): Python "
                 f"returns each path's type, a traced value has one dtype; give it one type on "
                 f"both paths (`0.0` for `0`)",
+            )
+        if refused_around is not None:
+            n, ts, a = refused_around
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{n}` is given values of different types ({', '.join(sorted(ts))}) on the "
+                f"paths of the traced condition `{self._src(a.test)}` around this `if` (its "
+                f"own among them) and returned as it is or in a value whose dtype follows it "
+                f"(`x * k` of an int array): Python returns each path's type, a traced value "
+                f"has one dtype; give it one type on all paths (`0.0` for `0`)",
             )
         # The Python ints the branches give, which the `lax.cond` makes int32 values: what they
         # may hold, from every write of the function (`k = 5000`, `k *= 10`, `k = k // 2`,
@@ -2323,7 +2383,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             return None
         stmts = [st, *statements_after(c.ctx.fn, st)]
         fixer = c._dtype_fixer({body.dtype, orelse.dtype})
-        if returned_as_is(stmts, set(), fixer, frozenset({id(node)})) is None:
+        kills = c._surely_after(st)
+        if returned_as_is(stmts, set(), fixer, frozenset({id(node)}), kills) is None:
             return None
         return _a_kind(body), _a_kind(orelse)
 
@@ -2359,7 +2420,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             and body.dtype != orelse.dtype
         ):
             # (a Python number against one of another kind, or an array of a known dtype)
-            if returned_as_is(after, {name}, c._dtype_fixer({body.dtype, orelse.dtype})):
+            fixer = c._dtype_fixer({body.dtype, orelse.dtype})
+            if returned_as_is(after, {name}, fixer, kills=c._surely_after(st)):
                 return name, (
                     f"a `return` giving it as it is ({body.dtype} on one path, {orelse.dtype} "
                     f"on the other: a traced value has one dtype)"
@@ -2609,6 +2671,30 @@ def _own_contains(stmt, kinds: tuple) -> bool:
             for v in value:
                 if isinstance(v, gast.AST) and contains(v, kinds):
                     return True
+    return False
+
+
+def _breaks_out(stmts) -> bool:
+    """Whether a `break` or `continue` of the loop whose body is ``stmts`` is among them (not
+    one of a loop or function inside)."""
+    for st in stmts:
+        if isinstance(st, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(st, (gast.For, gast.While, gast.AsyncFor)):
+            if _breaks_out(st.orelse):
+                return True
+            continue
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for f in ("body", "orelse", "finalbody"):
+            if _breaks_out(getattr(st, f, None) or []):
+                return True
+        for h in getattr(st, "handlers", None) or []:
+            if _breaks_out(h.body):
+                return True
+        for c in getattr(st, "cases", None) or []:
+            if _breaks_out(c.body):
+                return True
     return False
 
 

@@ -2748,3 +2748,45 @@ def test_a_linear_step_that_expands_is_still_refused(step):
     src += f"        {step}\n    return x * c\n"
     conv = autojit.convert_source(src, "m.py", all_functions=True)
     assert any(r.code == "AJ932" for r in conv.refusals), conv.text
+
+
+# `while` tests that are not bool scalars (probes 18-19): `lax.while_loop` wants its cond_fun to
+# return one ("cond_fun must return a boolean scalar"), where Python takes the truth of a number
+# (`!= 0`) or of an array of one item (its item)
+WHILE_TRUTH = {
+    "int-number": (
+        "def f(x):\n    n = x[0]\n    c = 0\n    while n:\n        n = n // 2\n"
+        "        c = c + 1\n    return c\n",
+        [(np.array([7, 1], np.int32),), (np.array([0, 1], np.int32),)],
+        "return n != 0",
+    ),
+    "float-number": (
+        "def f(x):\n    n = x[0] * 0.5\n    c = 0\n    while n:\n"
+        "        n = jnp.floor(n / 2)\n        c = c + 1\n    return c\n",
+        [(np.array([7, 1], np.int32),), (np.array([0, 1], np.int32),)],
+        "return n != 0",
+    ),
+    "one-item-array": (
+        "def f(x):\n    y = x[:1] * 1.0\n    while y > 0.5:\n        y = y / 2\n    return y\n",
+        [(np.array([3.0, 1.0], np.float32),), (np.array([0.1], np.float32),)],
+        "return jnp.reshape(y > 0.5, ())",
+    ),
+    "bool-stays": (
+        "def f(x):\n    done = x[0] > 5\n    i = 0\n    while not done:\n        i = i + 1\n"
+        "        done = x[0] + i > 5\n    return i\n",
+        [(np.array([7, 1], np.int32),), (np.array([0, 1], np.int32),)],
+        "return jnp.logical_not(done)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_TRUTH))
+def test_a_while_test_is_made_a_bool_scalar_as_python_takes_its_truth(name):
+    from tests.fuzz import oracle
+
+    body, calls, expected = WHILE_TRUTH[name]
+    src = "import jax.numpy as jnp\n\n\n" + body
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    assert expected in c.text, c.text
+    out = oracle.run(src, calls, name="f", decorator=True)
+    assert out.kind == "converted", out.report()

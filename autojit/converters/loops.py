@@ -2166,7 +2166,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         body_def[0]._aj_number_params = numbers
     new: list = list(plan.hoisted)
     if plan.kind == "while":
-        plan.test = _logical(ctx, plan.test)
+        plan.test = _truth(ctx, an, loop, _logical(ctx, plan.test))
         test_reads = expr_activity(plan.test).reads
         cond_param = carry[0] if single else carry_param
         if single and carry[0] not in test_reads:
@@ -2952,6 +2952,22 @@ def _logical(ctx: Context, test):
             f"{jnp}.logical_not({_PH.format('A')})",
             **{_PH.format("A"): _logical(ctx, test.operand)},
         )
+    return test
+
+
+def _truth(ctx: Context, an: FunctionAnalysis, loop, test):
+    """A `while` test the user wrote as a bool scalar, as `lax.while_loop`'s `cond_fun` must
+    return it: Python's truth of a number is `!= 0` (`while n:` of an int), and of an array of
+    one item its item (`while x[:1] > 0:`). Tests jnp's logical functions or autojit's own flags
+    make are bools already."""
+    if not getattr(test, "_aj_orig", False):
+        return test
+    v = _head_value(an, loop, test)
+    jnp = ctx.names.jnp
+    if v.scalar is False:
+        test = replace_expr(f"{jnp}.reshape({_PH.format('T')}, ())", **{_PH.format("T"): test})
+    if v.dtype != "bool" and not isinstance(test, gast.Compare):
+        test = gast.Compare(left=test, ops=[gast.NotEq()], comparators=[gast.Constant(0, None)])
     return test
 
 

@@ -946,3 +946,17 @@ def test_sort_kind_and_stable_are_left_out_of_jnp_sort():
     )
     assert "kind" not in c.text and "stable" not in c.text, c.text
     assert "y = jnp.sort(y, 0)" in c.text and "w = jnp.sort(w, axis=-1)" in c.text, c.text
+
+
+def test_an_update_whose_indices_may_repeat_with_different_values_says_so():
+    """NumPy keeps the last of repeated positions; jax's `.at[].set` applies them in an order
+    the device decides (nondeterministic on a GPU): the change message says so, unless every
+    position gets one number or the indices cannot repeat (a permutation, a range)."""
+    src = HEADER + (
+        "def f(x, v):\n    idx = jnp.asarray([0, 2, 0])\n    x[idx] = v\n    x[idx] = 1.0\n"
+        "    x[idx] += 2.0\n    x[idx] -= v\n    x[jnp.argsort(x)] = x * 2.0\n    return x\n"
+    )
+    calls = [((arange(4), np.array([1.0, 2.0, 3.0], F32)), {})]
+    c = check(src, "f", calls)
+    notes = {ch.location.line: "order the device decides" in ch.message for ch in c.changes}
+    assert notes == {7: True, 8: False, 9: False, 10: True, 11: False}, c.changes

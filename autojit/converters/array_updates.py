@@ -749,8 +749,44 @@ def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
             )
             why = "" if kind == _IndexKind.BASIC else " (the index may repeat positions)"
             msg = f"`{x}[...] {sym}= ...` -> `{x} = {x}.at[...].set({x}[...] {sym} ...)`{why}"
+    if kind == _IndexKind.INT_ARRAY:
+        msg += _repeats_note(ctx, index, stmt)
     _replace_stmt(ctx, owner, field, stmt, new)
     ctx.change(code, stmt, msg + note)
+
+
+# jax functions whose integer arrays never repeat a position
+_DISTINCT_INDICES = frozenset(
+    {"jax.numpy.argsort", "jax.numpy.arange", "jax.random.permutation", "jax.numpy.lexsort"}
+)
+
+
+def _repeats_note(ctx: Context, index, stmt) -> str:
+    """What to know of an update with integer-array indices that may repeat a position with
+    different values (NumPy keeps the last; jax's scatter is unordered): '' where the value is
+    one number, or the indices are a permutation or a range."""
+    if _one_value(ctx, stmt.value, stmt):
+        return ""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    calls = [p for p in parts if isinstance(p, gast.Call)]
+    if calls and all(
+        ctx.scope.qualified(dotted_name(c.func) or "") in _DISTINCT_INDICES for c in calls
+    ) and len(calls) == 1:
+        return ""
+    return (
+        "; note: where the indices repeat a position with different values, NumPy keeps the "
+        "last and `.set` one of them, in an order the device decides (it may differ between "
+        "runs on a GPU)"
+    )
+
+
+def _one_value(ctx: Context, value, stmt) -> bool:
+    """Whether ``value`` is one number for every position an update writes (a Python number, a
+    scalar array): repeated positions then get the same value, in any order."""
+    if isinstance(value, gast.Constant):
+        return True
+    v = ctx.analysis.value(value, stmt)
+    return v.scalar is True or (v.static and v.dtype in ("int", "float", "bool"))
 
 
 def _paren(node):
@@ -866,6 +902,7 @@ def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
             stmt,
             f"`{x}[index] {sym + '=' if sym else '='} ...` -> `.at[index].set(...)`;"
             f" if `index` is a boolean mask jit will reject it, since the value is not a scalar"
+            + _repeats_note(ctx, index, stmt)
             + note,
         )
         return

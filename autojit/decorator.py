@@ -810,6 +810,8 @@ class _Record:
                 out.append((name, value, []))
             elif isinstance(value, types.ModuleType) and _is_user_module(value, fn):
                 modules[name] = value
+            elif isinstance(value, type) and not name.startswith("__"):
+                modules[name] = value  # (`Class.method(...)`: its functions, looked up below)
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
             try:
                 value = cell.cell_contents
@@ -826,7 +828,7 @@ class _Record:
                     and isinstance(node.value, ast.Name)
                     and node.value.id in modules
                 ):
-                    value = getattr(modules[node.value.id], node.attr, None)
+                    value = _function_of(modules[node.value.id], node.attr)
                     if value is not None and _is_user_function(value, fn):
                         alias = f"__autojit_{node.value.id}_{node.attr}"
                         found.setdefault(alias, (value, []))[1].append(node)
@@ -1745,6 +1747,21 @@ def _is_user_module(module: types.ModuleType, caller: types.FunctionType) -> boo
     if not filename or "site-packages" in filename or "dist-packages" in filename:
         return False
     return not os.path.realpath(filename).startswith(_library_dirs())
+
+
+def _function_of(owner: Any, attr: str) -> Any:
+    """The function ``owner.attr`` calls: a module's attribute; of a class, a function defined
+    in it or a static method's (not a class method: it is bound to the class), looked up
+    without running a descriptor or a metaclass's ``__getattr__``."""
+    if isinstance(owner, types.ModuleType):
+        return getattr(owner, attr, None)
+    import inspect
+
+    try:
+        value = inspect.getattr_static(owner, attr)
+    except AttributeError:
+        return None
+    return value.__func__ if isinstance(value, staticmethod) else value
 
 
 def _is_user_function(value: Any, caller: types.FunctionType) -> bool:

@@ -1462,3 +1462,49 @@ def test_loop_conversion_leaves_no_reference_cycles():
     assert {c.code for c in conv.functions[0].changes} >= {"AJ201", "AJ202"}
     assert trees == 0
     assert cycles == []
+
+
+def test_static_methods_and_class_functions_of_the_module_are_converted(tmp_path):
+    """`Ops.clip(x)` (a static method) and `Ops.scale(obj, x)` (a function of the class) of a
+    class in the user's module: converted like a module helper (a traced `if` in them failed
+    with TracerBoolConversionError; probe 19). A class method, bound to its class, is called as
+    it is."""
+    mod = _import_user_module(
+        tmp_path,
+        "aj_user_static_methods",
+        textwrap.dedent(
+            """\
+            import autojit
+
+            class Ops:
+                @staticmethod
+                def clip(x):
+                    if x[0] > 1:
+                        x = x - 1
+                    return x
+
+                def scale(self, x):
+                    if x[0] > 1:
+                        return x * 2
+                    return x
+
+            @autojit.convert
+            def f(x):
+                return Ops.clip(x) * 2
+
+            @autojit.convert
+            def g(x):
+                return Ops.scale(None, x)
+            """
+        ),
+    )
+    try:
+        same(mod.f(f32(3.0, 2.0)), f32(4.0, 2.0))
+        same(mod.f(f32(0.0, 2.0)), f32(0.0, 4.0))
+        same(mod.g(f32(3.0, 2.0)), f32(6.0, 4.0))
+        same(mod.g(f32(0.0, 2.0)), f32(0.0, 2.0))
+        # the class itself is left as it was
+        assert isinstance(vars(mod.Ops)["clip"], staticmethod)
+        same(mod.Ops.clip(f32(3.0, 2.0)), f32(2.0, 1.0))
+    finally:
+        sys.modules.pop("aj_user_static_methods", None)

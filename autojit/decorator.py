@@ -797,11 +797,12 @@ class _Record:
 
     def _callees(self) -> list[tuple[str, types.FunctionType, list[ast.Attribute]]]:
         """The user's functions this one may call: by global or closure name, and as
-        ``module.function`` of a module of the user's package (with those attribute nodes)."""
+        ``module.function`` of a module of the user's package and ``Class.function`` of a class
+        (with those attribute nodes)."""
         fn = self.fn
         code = self.compiled.__code__ if self.compiled is not None else fn.__code__
         out: list[tuple[str, types.FunctionType, list[ast.Attribute]]] = []
-        modules = {}
+        modules: dict[str, types.ModuleType | type] = {}  # (and classes)
         for name in sorted(_global_names(code)):
             value = fn.__globals__.get(name)
             if value is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .model import Conversion, FunctionConversion, Location
 from .scope import ModuleScope, dotted_name, module_scope
-from .source import SourceText, newline_of
+from .source import SourceText, after_header_comments, newline_of
 
 # decorators that jit can sit on top of (they keep the signature through functools.wraps)
 _JAX_TRANSFORMS = {
@@ -197,7 +197,7 @@ def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
         edits.extend(_function_edits(fc, node, sites, scope, src, namer, notes, nl))
 
     if namer.imports:
-        edits.append(_import_edit(tree, src, text, nl, namer.imports, scope.last_import_end))
+        edits.append(_import_edit(src, text, nl, namer.imports, scope.last_import_end))
     for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: e.start] + e.text + text[e.end :]
     return text, notes
@@ -434,26 +434,18 @@ def _merge(
 
 
 def _import_edit(
-    tree: ast.Module, src: SourceText, text: str, nl: str, lines: list[str], last_import_end: int
+    src: SourceText, text: str, nl: str, lines: list[str], last_import_end: int
 ) -> _Edit:
-    """The imports go after the file's last import (``last_import_end``, from the module scope:
-    after a `try: import ... except ImportError:` block too, not before it), else after the
-    module docstring."""
+    """The imports go where the module scope says (``last_import_end``: after the module's
+    first import of jax, else after the imports and docstring that open it), else at the top
+    of the file, after a `#!` line and an encoding declaration."""
     block = nl.join(lines) + nl
-    if last_import_end:
-        after = last_import_end
-    else:
-        after = 0
-        body = tree.body
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            after = body[0].end_lineno or body[0].lineno
+    after = last_import_end
     if after == 0:
-        return _Edit(0, 0, block)
+        pos = after_header_comments(text)
+        if pos == len(text) and not text.endswith(("\n", "\r")):
+            return _Edit(pos, pos, nl + block.rstrip("\r\n"))
+        return _Edit(pos, pos, block)
     if after < len(src.line_starts):
         pos = src.line_starts[after]
         return _Edit(pos, pos, block)

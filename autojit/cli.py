@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import click
 
 from .model import KEPT_CODES, Conversion
+from .source import split_lines
 
 EXIT_OK = 0
 EXIT_CHANGED = 1
@@ -105,15 +106,23 @@ def _decode_error(data: bytes, exc: UnicodeDecodeError) -> FileError:
     if data.startswith(codecs.BOM_UTF8):  # exc.start counts from after the BOM
         data = data[len(codecs.BOM_UTF8) :]
     start = exc.start
-    line = data.count(b"\n", 0, start) + 1
-    line_start = data.rfind(b"\n", 0, start) + 1
+    ends = list(_BYTE_LINE_END.finditer(data, 0, start))  # (`\r\n`, `\r`, `\n`, as Python)
+    line = len(ends) + 1
+    line_start = ends[-1].end() if ends else 0
     col = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+    declared = _CODING_DECLARATION.search(b"\n".join(data.splitlines()[:2]))
+    hint = f" (the file declares {declared.group(1).decode('ascii', 'replace')})" if declared else ""
     return FileError(
         "E902",
-        f"UnicodeDecodeError: not valid UTF-8 (byte 0x{data[start]:02x}); autojit reads UTF-8 only",
+        f"UnicodeDecodeError: not valid UTF-8 (byte 0x{data[start]:02x}); autojit reads UTF-8 "
+        f"only{hint}",
         line,
         col,
     )
+
+
+_BYTE_LINE_END = re.compile(rb"\r\n|\r|\n")
+_CODING_DECLARATION = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 
 
 def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
@@ -398,8 +407,8 @@ def _diff(result: FileResult) -> str:
     name = result.path
     out = []
     for line in difflib.unified_diff(
-        result.text.splitlines(keepends=True),
-        result.new_text.splitlines(keepends=True),
+        split_lines(result.text),
+        split_lines(result.new_text),
         fromfile=name,
         tofile=name,
     ):
@@ -499,8 +508,21 @@ def _codes(ctx: click.Context, param: click.Parameter, values: Sequence[str]) ->
                 raise click.BadParameter(
                     f"{part.strip()!r} is not a rule code or prefix (e.g. AJ3, AJ301)"
                 )
-            out.append("AJ" if code == "ALL" else code)
+            code = "AJ" if code == "ALL" else code
+            known = _known_codes()
+            if known and not any(k.startswith(code) for k in known):
+                raise click.BadParameter(
+                    f"{part.strip()!r} names no rule (`autojit rules` lists them)"
+                )
+            out.append(code)
     return tuple(out)
+
+
+def _known_codes() -> list[str]:
+    """The catalog's codes (none where it is missing: then no code is rejected)."""
+    from . import registry
+
+    return [r.code for r in registry.all_rules()]
 
 
 def _conversion_options(f: Any) -> Any:

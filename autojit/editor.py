@@ -30,6 +30,7 @@ from typing import Any
 import click
 
 from .model import KEPT_CODES, Conversion, Location
+from .source import split_lines
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -135,17 +136,6 @@ class LineIndex:
 # -- edits -------------------------------------------------------------------------------------
 
 
-def split_lines(text: str) -> list[str]:
-    """The lines of ``text`` with their endings, split at ``\\n``, ``\\r\\n`` and ``\\r`` only
-    (``str.splitlines`` also splits at form feeds and U+2028, which Python and LSP do not)."""
-    out = []
-    pos = 0
-    for m in _NEWLINE.finditer(text):
-        out.append(text[pos : m.end()])
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
-    return out
 
 
 def diff_lines(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int, int]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from .source import split_lines
+
 #: Codes that only report code kept as it is because it already works under jit (a condition
 #: on static values, a loop over static values): notes, not findings. ``check`` does not count
 #: them and editors show them as hints.
@@ -128,8 +130,8 @@ class Conversion:
         name = fromfile or self.filename
         return "".join(
             difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.text.splitlines(keepends=True),
+                split_lines(self.original),
+                split_lines(self.text),
                 fromfile=name,
                 tofile=tofile or name,
             )

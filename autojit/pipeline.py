@@ -32,7 +32,7 @@ from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
 from .scope import ModuleScope, jax_decorated, module_scope
-from .source import SourceText, newline_of
+from .source import SourceText, after_header_comments, newline_of
 
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
 _TRANSFORMS = r"(?:jit|vmap|grad|value_and_grad|pmap|jacfwd|jacrev|hessian|checkpoint|remat|convert|scan|fori_loop|while_loop|cond)"
@@ -617,22 +617,12 @@ def _insert_imports(src: SourceText, scope: ModuleScope, needed: set[str], text:
             src.replace(pos, pos, nl + block + nl)
         else:
             src.replace(pos, pos, block + nl)
-    else:
-        pos = _after_docstring(text, src)
-        src.replace(pos, pos, block + nl)
-
-
-def _after_docstring(text: str, src: SourceText) -> int:
-    body = ast.parse(text).body
-    first = body[0] if body else None
-    if (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
-        idx = first.end_lineno or first.lineno
-        return src.line_starts[idx] if idx < len(src.line_starts) else len(text)
-    return 0
+    else:  # (no docstring and no import opens the module: at its top, after a `#!` line)
+        pos = after_header_comments(text)
+        if pos == len(text) and not text.endswith(("\n", "\r")):
+            src.replace(pos, pos, nl + block)
+        else:
+            src.replace(pos, pos, block + nl)
 
 
 __all__ = ["convert_source", "ConversionError", "CONVERTERS", "dotted_name"]

@@ -20,7 +20,7 @@ import tokenize
 import gast
 
 from .gastconv import gast_to_ast_line_1
-from .source import SourceText, _edit_start, newline_of
+from .source import SourceText, _edit_start, newline_of, split_lines
 
 _SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
 _ATOMIC = (
@@ -426,7 +426,7 @@ class Renderer:
             lines = [src.line_text(n) for n in range(first, s.end_lineno + 1)]
             lines = reindent(lines, indent)
         else:
-            lines = reindent((indent + src.text(s)).splitlines(), indent)
+            lines = reindent(split_lines(indent + src.text(s), keepends=False), indent)
         if isinstance(s, gast.If) and lines and lines[0].lstrip().startswith("elif"):
             # an `elif` branch moved on its own (e.g. into a generated function) is an `if`
             lines[0] = lines[0].replace("elif", "if", 1)
@@ -572,7 +572,7 @@ class Renderer:
             return [f"{indent}with {items}:"] + self.block(s.body, inner)
         holes = []
         text = self._fill(ast.unparse(self._ast_stmt_with_placeholders(s, holes)).strip(), holes)
-        return [indent + line if i == 0 else line for i, line in enumerate(text.splitlines())]
+        return [indent + line if i == 0 else line for i, line in enumerate(split_lines(text, keepends=False))]
 
     def _ast_stmt_with_placeholders(self, s, holes: list[str]):
         """``gast_to_ast_line_1(self._with_placeholders_stmt(s, holes))`` in one pass."""

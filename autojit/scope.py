@@ -101,10 +101,70 @@ def module_scope(tree: ast.Module) -> ModuleScope:
         scope.first_stmt_line = first.lineno
     for stmt in tree.body:
         _visit_top(stmt, scope, reassigned)
+    scope.last_import_end = _import_insertion_line(tree.body)
     scope.constants -= reassigned
     for name in reassigned:
         scope.int_values.pop(name, None)
     return scope
+
+
+def _import_insertion_line(body: list[ast.stmt]) -> int:
+    """The line after which a conversion's new imports go (0: the top of the file):
+
+    - at the end of the block of imports that holds the module's first import of jax (a
+      top-level one, or a `try` block holding one): jax is imported there already, so an added
+      `import jax` changes nothing the file does before it (`os.environ["JAX_ENABLE_X64"] =
+      "1"` set before jax's import stays so);
+    - else after the imports that open the module (its docstring, `from __future__`, plain
+      imports, `try`/`if` blocks of imports), never after code: an import further down, in an
+      `if __name__ == "__main__":` block or after a call of a converted function, comes too
+      late for the code above it."""
+    for i, stmt in enumerate(body):
+        if _imports_jax(stmt) or (
+            isinstance(stmt, ast.Try) and any(_imports_jax(s) for s in stmt.body)
+        ):
+            while i + 1 < len(body) and _an_import(body[i + 1]):
+                i += 1  # (and the imports right after it: the end of that block of imports)
+            return body[i].end_lineno or body[i].lineno
+    end = 0
+    for i, stmt in enumerate(body):
+        docstring = (
+            i == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        )
+        if not (docstring or _an_import(stmt)):
+            break
+        end = stmt.end_lineno or stmt.lineno
+    return end
+
+
+def _an_import(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, (ast.Import, ast.ImportFrom)) or (
+        isinstance(stmt, (ast.If, ast.Try)) and _holds_only_imports(stmt)
+    )
+
+
+def _imports_jax(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return any(a.name == "jax" or a.name.startswith("jax.") for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        return stmt.level == 0 and (module == "jax" or module.startswith("jax."))
+    return False
+
+
+def _holds_only_imports(stmt: ast.If | ast.Try) -> bool:
+    """`try: import x` / `except ImportError: x = None`, `if TYPE_CHECKING: import y`: a block
+    of imports (and the assignments of their fallbacks), which new imports go after."""
+    blocks = [stmt.body, stmt.orelse]
+    if isinstance(stmt, ast.Try):
+        blocks += [h.body for h in stmt.handlers] + [stmt.finalbody]
+    stmts = [s for b in blocks for s in b]
+    return any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in stmts) and all(
+        isinstance(s, (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass)) for s in stmts
+    )
 
 
 def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None:

@@ -37,7 +37,8 @@ BAD: dict[str, tuple[bytes, int, str]] = {
     "syntax-indent": (b"def f(x):\n  return x\n    y = 1\n", 3, "E999"),
     "non-utf8": (b"import jax\n\n# caf\xe9\ndef f(x):\n    return x\n", 3, "E902"),
     "latin1-cookie-body": (b"x = 1\ny = 2\nz = '\xff\xfe'\n", 3, "E902"),
-    "binary": (bytes(range(256)) * 8, 2, "E9"),  # byte 0x80 is on line 2 (after 0x0a)
+    # byte 0x80 is on line 3: after 0x0a and 0x0d, each a line end to Python
+    "binary": (bytes(range(256)) * 8, 3, "E9"),
     "nul-bytes": (b"import jax\nx = 1\x00\n", 2, "E9"),
     "deep-parens": (b"x = 1\ny = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n", 2, "E999"),
     "too-long-sum": (

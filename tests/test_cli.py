@@ -932,3 +932,98 @@ def test_imports_are_added_after_a_try_import_block(tmp_path: Path) -> None:
     assert "@jax.jit\ndef h(x, i, y):\n    x = x.at[i].set(y)\n" in text
     got = _load(text)["h"](np.zeros(3, np.float32), 1, 2.0)
     np.testing.assert_allclose(np.asarray(got), [0, 2, 0])
+
+
+# -- probe 20: line ends, where imports go, codes, positions ------------------------------
+
+LOOP = "def f(x, n):\n    for i in range(n):\n        x = x + jnp.sin(x)\n    return x\n"
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_bytes(text.encode("utf-8"))
+
+
+def test_a_string_with_a_form_feed_or_u2028_keeps_its_text(tmp_path):
+    """A statement rewritten around one that does not start its line (`k = 1; s = "..."`) was
+    re-split with `str.splitlines`, which breaks at U+2028 and form feeds inside strings: the
+    triple-quoted string got a newline instead (silent), the plain one no longer parsed."""
+    import ast
+
+    for text in ('"""a\u2028b"""', '"a\x0cb"', "'a\x85b'"):
+        p = tmp_path / "m.py"
+        src = (
+            "import jax.numpy as jnp\n\n\ndef f(x, n):\n    for i in range(n):\n"
+            f"        k = 1; s = {text}\n        x = x + jnp.sin(x) * len(s) * k\n    return x\n"
+        )
+        _write(p, src)
+        r = run("convert", "-q", str(p))
+        assert r.exit_code == 0, r.output
+        new = p.read_bytes().decode("utf-8")
+        assert "fori_loop" in new
+        strings = [
+            c.value
+            for c in ast.walk(ast.parse(new))
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        ]
+        assert ast.literal_eval(text) in strings, new
+
+
+def test_a_diff_around_a_form_feed_applies(tmp_path):
+    p = tmp_path / "ff.py"
+    _write(p, "import jax.numpy as jnp\n\x0c\n" + LOOP)
+    r = run("convert", "--diff", str(p))
+    assert r.exit_code == 0 and "\\ No newline" not in r.stdout, r.stdout
+    if shutil.which("patch"):
+        patched = subprocess.run(
+            ["patch", "--dry-run", str(p)], input=r.stdout, capture_output=True, text=True
+        )
+        assert patched.returncode == 0, patched.stdout + patched.stderr
+
+
+def test_import_goes_after_the_first_jax_import_not_after_a_main_block(tmp_path):
+    """`import jax` after the last import of the file ended up below an `if __name__ ==
+    "__main__":` block that calls the function (NameError when run as a script); it goes at
+    the end of the block of imports that imports jax.numpy, where jax is imported already (so
+    an environment variable set before that import is still read by jax)."""
+    p = tmp_path / "script.py"
+    src = (
+        "import os\nos.environ['JAX_ENABLE_X64'] = '0'\nimport jax.numpy as jnp\n"
+        "import numpy as np\n\n\n" + LOOP + "\n\nif __name__ == '__main__':\n    import sys\n"
+        "    print(np.asarray(f(jnp.ones(3), int(sys.argv[1]))).tolist())\n"
+    )
+    _write(p, src)
+    assert run("convert", "-q", str(p)).exit_code == 0
+    new = p.read_text()
+    head = "import os\nos.environ['JAX_ENABLE_X64'] = '0'\nimport jax.numpy as jnp\nimport numpy as np\n"
+    assert new.startswith(head + "import jax\n"), new
+    out = subprocess.run([sys.executable, str(p), "2"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_import_without_any_in_the_file_goes_below_the_shebang_and_coding_line(tmp_path):
+    p = tmp_path / "tool.py"
+    _write(p, "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n" + LOOP)
+    r = run("convert", "-q", "--all-functions", str(p))
+    assert r.exit_code == 0, r.output
+    new = p.read_text()
+    assert new.startswith("#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nimport jax\n"), new
+    compile(new, str(p), "exec")
+
+
+@pytest.mark.parametrize("code", ["AJ209", "AJ999", "AJ0"])
+def test_a_select_code_that_names_no_rule_is_an_error(tmp_path, code):
+    p = tmp_path / "m.py"
+    _write(p, "import jax.numpy as jnp\n\n\n" + LOOP)
+    for option in ("--select", "--ignore"):
+        r = run("convert", option, code, str(p))
+        assert r.exit_code == 2 and "names no rule" in r.output, r.output
+    assert p.read_text() == "import jax.numpy as jnp\n\n\n" + LOOP
+    assert run("convert", "--diff", "--select", "AJ2", str(p)).exit_code == 0
+
+
+def test_a_bad_byte_in_a_file_of_cr_line_ends_is_reported_on_its_line(tmp_path):
+    p = tmp_path / "cr.py"
+    p.write_bytes(b"import jax.numpy as jnp\r\rdef f(x):\r    s = '\xe9'\r    return x\r")
+    r = run("convert", str(p))
+    assert r.exit_code == 2
+    assert f"{p}:4:10: E902" in r.output, r.output

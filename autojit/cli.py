@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import ast
 import codecs
-import difflib
 import errno
 import json
 import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,6 +140,8 @@ def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
             f"the file has {st.st_nlink} hard links, which replacing it would leave with the old "
             f"text; convert a copy, or use --diff",
         )
+    import tempfile  # (on first write: `check` never needs it)
+
     fd, tmp = tempfile.mkstemp(
         prefix=f".{os.path.basename(real)}.", suffix=".autojit-tmp", dir=directory
     )
@@ -406,6 +406,8 @@ def _read(path: str) -> bytes | FileError:
 def _diff(result: FileResult) -> str:
     name = result.path
     out = []
+    import difflib  # (for --diff only)
+
     for line in difflib.unified_diff(
         split_lines(result.text),
         split_lines(result.new_text),

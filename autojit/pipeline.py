@@ -511,6 +511,21 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         )
         result.refusals.extend(r for r in ctx.refusals if not _within(r, dropped))
     if result.changes:
+        shadowed = _shadowed_module_name(fn_ast, fn, scope)
+        if shadowed is not None:
+            # (left as it is: the text is only changed by the splice below)
+            result.changes = []
+            result.updated_arguments = []
+            result.refusals.append(
+                Refusal(
+                    "AJ922",
+                    loc,
+                    f"the converted code would read `{shadowed}` as jax's module, and "
+                    f"`{fn_ast.name}` (or the module) binds `{shadowed}` to something else: "
+                    f"rename that name, then convert again",
+                )
+            )
+    if result.changes:
         renderer = Renderer(src, _indent_unit(src, fn_ast))
         splice_block(renderer, src, fn, "body")
     new_end = src.end_with_edits(start, end)
@@ -520,6 +535,44 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     if options.line_origins and result.changed:
         result.line_origins = line_origins_of(fn, src, start, new_end, result.new_text)
     return result
+
+
+def _shadowed_module_name(fn_ast, fn, scope: ModuleScope) -> str | None:
+    """A name the converted function's generated code reads as a jax module (`jax`, `jnp`,
+    `lax`, the file's alias) that the function binds (a parameter, an assignment, a nested
+    `def`), or that the module binds to something other than a jax module: there the generated
+    `lax.fori_loop(...)` would read the function's own `lax`."""
+    heads = {n for n, full in scope.modules.items() if full == "jax" or full.startswith("jax.")}
+    bound = {n for n in ("jax", "jnp", "lax") if scope.binds(n) and n not in heads}
+    local = set()
+    for node in ast.walk(fn_ast):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            local.add(node.id)
+        elif isinstance(node, ast.arg):
+            local.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(node.name)
+        elif isinstance(node, ast.Import):  # (`import jax.numpy as jnp` inside: jax's own)
+            local.update(
+                (a.asname or a.name).partition(".")[0]
+                for a in node.names
+                if not (a.name == "jax" or a.name.startswith("jax."))
+            )
+        elif isinstance(node, ast.ImportFrom) and not (node.module or "").startswith("jax"):
+            local.update(a.asname or a.name for a in node.names)
+    local.discard(fn_ast.name)
+    risky = ((heads | {"jax", "jnp"}) & local) | bound
+    if not risky:
+        return None
+    for node in gast.walk(fn):
+        if (
+            isinstance(node, gast.Name)
+            and node.id in risky
+            and isinstance(node.ctx, gast.Load)
+            and not node.__dict__.get("_aj_orig", False)
+        ):
+            return node.id
+    return None
 
 
 def _within(report: Change | Refusal, spans: list[Location]) -> bool:

@@ -1029,3 +1029,35 @@ def test_a_bad_byte_in_a_file_of_cr_line_ends_is_reported_on_its_line(tmp_path):
     r = run("convert", str(p))
     assert r.exit_code == 2
     assert f"{p}:4:10: E902" in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    "src,name",
+    [
+        ("import jax.numpy as jnp\nfrom jax import lax\n\n\ndef f(x, n, lax):\n" + LOOP[13:], "lax"),
+        ("import jax.numpy as jnp\njax = 'config'\n\n\n" + LOOP, "jax"),
+        (
+            "import jax.numpy as jnp\n\n\ndef f(x, n):\n    jax = 3\n    for i in range(n):\n"
+            "        x = x + jnp.sin(x)\n    return x, jax\n",
+            "jax",
+        ),
+    ],
+    ids=["parameter", "module-assignment", "local-assignment"],
+)
+def test_a_function_that_binds_the_name_of_jaxs_module_is_left_as_it_is(src, name):
+    """The generated `lax.fori_loop(...)` read the function's own `lax` (a parameter, a local,
+    a module assignment that is not jax's import): AttributeError at run time. Refused now
+    (AJ922), the text left as it is."""
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    (r,) = [r for r in c.refusals if r.code == "AJ922"]
+    assert f"`{name}`" in r.reason and r.location.line == src[: src.index("def f")].count("\n") + 1
+    assert c.text == src and not c.changes
+
+
+def test_jaxs_module_imported_inside_the_function_is_not_a_taken_name():
+    src = (
+        "def f(x, n):\n    import jax.numpy as jnp\n    for i in range(n):\n"
+        "        if x[0] > 0:\n            x = jnp.sin(x)\n    return x\n"
+    )
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    assert "AJ922" not in {r.code for r in c.refusals} and c.changes, c.refusals

@@ -756,6 +756,11 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
         start = src.line_starts[_first_line(o) - 1]
     else:
         lines[0] = lines[0].lstrip()
+    last = o.end_lineno or o.lineno
+    line_end = src.line_starts[last] if last < len(src.line_starts) else len(src.text_)
+    rest = src.text_[end:line_end].rstrip("\r\n")
+    if rest and not rest.strip(" \t"):
+        end += len(rest)  # (its trailing blanks, which would trail the last new line)
     src.replace(start, end, nl.join(lines))
 
 

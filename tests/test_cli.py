@@ -1061,3 +1061,16 @@ def test_jaxs_module_imported_inside_the_function_is_not_a_taken_name():
     )
     c = autojit.convert_source(src, "m.py", all_functions=True)
     assert "AJ922" not in {r.code for r in c.refusals} and c.changes, c.refusals
+
+
+def test_trailing_blanks_of_a_replaced_statement_do_not_trail_the_new_line(tmp_path):
+    p = tmp_path / "t.py"
+    p.write_bytes(
+        b"import jax.numpy as jnp\n\n\ndef f(x, n):\n    for i in range(n):\n"
+        b"        x = x + jnp.sin(x)  \t\n    return x\n"
+    )
+    assert run("convert", "-q", str(p)).exit_code == 0
+    lines = p.read_bytes().decode().split("\n")
+    call = next(ln for ln in lines if "fori_loop" in ln)
+    assert call == call.rstrip(), repr(call)
+    assert "        x = x + jnp.sin(x)  \t" in lines  # (the user's own line, copied as it is)

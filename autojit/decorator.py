@@ -822,16 +822,21 @@ class _Record:
                 out.append((name, value, []))
         if modules:
             found: dict[str, tuple[types.FunctionType, list[ast.Attribute]]] = {}
-            for node in ast.walk(self._module_tree()):
+            tree = self._module_tree()
+            # (a name the function binds anywhere, a nested function's parameter or a
+            # comprehension's variable too, may hold another module or class there)
+            local = _names_bound_in(tree)
+            for node in ast.walk(tree):
                 if (
                     isinstance(node, ast.Attribute)
                     and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name)
                     and node.value.id in modules
+                    and node.value.id not in local
                 ):
                     value = _function_of(modules[node.value.id], node.attr)
                     if value is not None and _is_user_function(value, fn):
-                        alias = f"__autojit_{node.value.id}_{node.attr}"
+                        alias = f"__autojit_{node.value.id}_{node.attr}__"  # (never mangled)
                         found.setdefault(alias, (value, []))[1].append(node)
             out.extend((alias, value, nodes) for alias, (value, nodes) in found.items())
         return out
@@ -1748,6 +1753,25 @@ def _is_user_module(module: types.ModuleType, caller: types.FunctionType) -> boo
     if not filename or "site-packages" in filename or "dist-packages" in filename:
         return False
     return not os.path.realpath(filename).startswith(_library_dirs())
+
+
+def _names_bound_in(tree: ast.AST) -> set[str]:
+    """The names bound anywhere in ``tree`` (a function's module tree), except the name of a
+    function it defines at its top (the function itself): parameters, targets, imports,
+    nested definitions."""
+    out: set[str] = set()
+    top = {s.name for s in getattr(tree, "body", []) if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name not in top:
+                out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).partition(".")[0])
+    return out
 
 
 def _function_of(owner: Any, attr: str) -> Any:

@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import gast
 
@@ -511,7 +511,7 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         )
         result.refusals.extend(r for r in ctx.refusals if not _within(r, dropped))
     if result.changes:
-        shadowed = _shadowed_module_name(fn_ast, fn, scope)
+        shadowed = _shadowed_module_name(fn, scope)
         if shadowed is not None:
             # (left as it is: the text is only changed by the splice below)
             result.changes = []
@@ -537,42 +537,64 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     return result
 
 
-def _shadowed_module_name(fn_ast, fn, scope: ModuleScope) -> str | None:
+def _shadowed_module_name(fn, scope: ModuleScope) -> str | None:
     """A name the converted function's generated code reads as a jax module (`jax`, `jnp`,
-    `lax`, the file's alias) that the function binds (a parameter, an assignment, a nested
-    `def`), or that the module binds to something other than a jax module: there the generated
-    `lax.fori_loop(...)` would read the function's own `lax`."""
+    `lax`, the file's alias) where the function binds it (a parameter, an assignment, a nested
+    `def`; in the scope of that code or one around it), or the module binds it to something
+    other than a jax module: there the generated `lax.fori_loop(...)` would read the
+    function's own `lax`."""
     heads = {n for n, full in scope.modules.items() if full == "jax" or full.startswith("jax.")}
-    bound = {n for n in ("jax", "jnp", "lax") if scope.binds(n) and n not in heads}
-    local = set()
-    for node in ast.walk(fn_ast):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            local.add(node.id)
-        elif isinstance(node, ast.arg):
-            local.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            local.add(node.name)
-        elif isinstance(node, ast.Import):  # (`import jax.numpy as jnp` inside: jax's own)
-            local.update(
+    names = heads | {"jax", "jnp", "lax"}
+    module_bound = {n for n in ("jax", "jnp", "lax") if scope.binds(n) and n not in heads}
+    stack: list[tuple[Any, frozenset[str]]] = [(fn, frozenset())]
+    while stack:
+        f, outer = stack.pop()
+        own, loads, inner = _own_scope(f)
+        visible = outer | own
+        for n in loads:
+            if n in module_bound or (n in names and n in visible):
+                return n
+        stack.extend((g, visible) for g in inner)
+    return None
+
+
+_NEW_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _own_scope(f) -> tuple[set[str], list[str], list]:
+    """For a gast function: the names its own scope binds (not a lambda's, a comprehension's
+    or a nested function's: their own), the names its generated code reads there, and the
+    functions defined in it."""
+    own: set[str] = set()
+    loads: list[str] = []
+    inner: list = []
+    stack = [f.args, *f.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            own.add(node.name)
+            if not isinstance(node, gast.ClassDef):
+                inner.append(node)
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(node, _NEW_SCOPES):
+            continue
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                if not node.__dict__.get("_aj_orig", False):
+                    loads.append(node.id)
+            else:
+                own.add(node.id)
+        elif isinstance(node, gast.Import):  # (`import jax.numpy as jnp` inside: jax's own)
+            own.update(
                 (a.asname or a.name).partition(".")[0]
                 for a in node.names
                 if not (a.name == "jax" or a.name.startswith("jax."))
             )
-        elif isinstance(node, ast.ImportFrom) and not (node.module or "").startswith("jax"):
-            local.update(a.asname or a.name for a in node.names)
-    local.discard(fn_ast.name)
-    risky = ((heads | {"jax", "jnp"}) & local) | bound
-    if not risky:
-        return None
-    for node in gast.walk(fn):
-        if (
-            isinstance(node, gast.Name)
-            and node.id in risky
-            and isinstance(node.ctx, gast.Load)
-            and not node.__dict__.get("_aj_orig", False)
-        ):
-            return node.id
-    return None
+        elif isinstance(node, gast.ImportFrom) and not (node.module or "").startswith("jax"):
+            own.update(a.asname or a.name for a in node.names)
+        stack.extend(gast.iter_child_nodes(node))
+    return own, loads, inner
 
 
 def _within(report: Change | Refusal, spans: list[Location]) -> bool:

@@ -112,14 +112,16 @@ def _import_insertion_line(body: list[ast.stmt]) -> int:
     """The line after which a conversion's new imports go (0: the top of the file):
 
     - at the end of the block of imports that holds the module's first import of jax (a
-      top-level one, or a `try` block holding one): jax is imported there already, so an added
-      `import jax` changes nothing the file does before it (`os.environ["JAX_ENABLE_X64"] =
-      "1"` set before jax's import stays so);
+      top-level one before any definition, or a `try` block holding one): jax is imported
+      there already, so an added `import jax` changes nothing the file does before it
+      (`os.environ["JAX_ENABLE_X64"] = "1"` set before jax's import stays so);
     - else after the imports that open the module (its docstring, `from __future__`, plain
       imports, `try`/`if` blocks of imports), never after code: an import further down, in an
       `if __name__ == "__main__":` block or after a call of a converted function, comes too
       late for the code above it."""
     for i, stmt in enumerate(body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break  # (an import of jax after a definition comes too late for its decorators)
         if _imports_jax(stmt) or (
             isinstance(stmt, ast.Try) and any(_imports_jax(s) for s in stmt.body)
         ):

@@ -960,3 +960,11 @@ def test_an_update_whose_indices_may_repeat_with_different_values_says_so():
     c = check(src, "f", calls)
     notes = {ch.location.line: "order the device decides" in ch.message for ch in c.changes}
     assert notes == {7: True, 8: False, 9: False, 10: True, 11: False}, c.changes
+
+
+def test_sort_order_given_by_position_becomes_a_keyword():
+    """`x.sort(axis, kind, order)`: jnp.sort takes `order` only as a keyword (it got the third
+    positional argument: TypeError under jit; probe 21)."""
+    src = HEADER + "def f(x):\n    y = x * 1.0\n    y.sort(0, 'quicksort', None)\n    return y\n"
+    c = check(src, "f", [((np.array([3.0, 1.0, 2.0], F32),), {})], expect_codes=["AJ305"])
+    assert "y = jnp.sort(y, 0, order=None)" in c.text, c.text

@@ -1074,3 +1074,29 @@ def test_trailing_blanks_of_a_replaced_statement_do_not_trail_the_new_line(tmp_p
     call = next(ln for ln in lines if "fori_loop" in ln)
     assert call == call.rstrip(), repr(call)
     assert "        x = x + jnp.sin(x)  \t" in lines  # (the user's own line, copied as it is)
+
+
+def test_names_bound_only_in_an_inner_scope_are_not_taken(tmp_path):
+    """AJ922 looks at the scope the generated code runs in and those around it: a nested
+    function's parameter `lax`, a comprehension's `jnp`, a lambda's are not the function's."""
+    for inner in (
+        "    def g(lax):\n        return lax\n",
+        "    k = [jnp for jnp in range(3)]\n",
+        "    g = lambda jnp: jnp + 1\n",
+    ):
+        src = "import jax.numpy as jnp\nfrom jax import lax\n\n\n" + LOOP.replace(
+            "def f(x, n):\n", "def f(x, n):\n" + inner
+        )
+        c = autojit.convert_source(src, "m.py", all_functions=True)
+        assert "AJ922" not in {r.code for r in c.refusals} and "fori_loop" in c.text, inner
+
+
+def test_add_jit_import_goes_above_the_first_definition(tmp_path):
+    """`@jax.jit` runs when the function is defined: an import of jax at the file's end cannot
+    serve it (NameError at import); the new import goes at the top."""
+    p = tmp_path / "m.py"
+    _write(p, LOOP.replace("jnp.sin", "jax.numpy.sin") + "\n\nimport jax.numpy as jnp\n")
+    assert run("convert", "-q", "--add-jit", "--all-functions", str(p)).exit_code == 0
+    new = p.read_text()
+    assert new.index("import jax\n") < new.index("def f"), new
+    subprocess.run([sys.executable, str(p)], check=True, capture_output=True)

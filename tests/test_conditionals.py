@@ -2300,3 +2300,17 @@ def test_an_inline_ternary_of_ints_in_arithmetic_past_int32_is_refused(ret, refu
     out = _oracle(src, _FLOATS)
     assert out.kind in ("converted", "refused"), out.report()
     assert ("AJ918" in " ".join(out.refusals)) == refused, out.refusals
+
+
+def test_a_bare_name_test_that_a_branch_rebinds_is_computed_once():
+    """`if n: n = n - 1 else: m = m - 1` became two `jnp.where`s, the second testing the new
+    `n` (a bare-name test was not saved to a `pred` first; probe 21): m came back 5 for 4."""
+    from tests.fuzz.oracle import run
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x):\n    n = x.astype(jnp.int32)[0]\n    m = x[2]\n"
+        "    if n:\n        n = n - 1\n    else:\n        m = m - 1\n    return n, m\n"
+    )
+    inputs = [(np.array(v, np.float32),) for v in ([1, 0, 5, 0], [0, 0, 5, 0], [2, 0, 5, 0])]
+    out = run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted", out.report()

@@ -1508,3 +1508,57 @@ def test_static_methods_and_class_functions_of_the_module_are_converted(tmp_path
         same(mod.Ops.clip(f32(3.0, 2.0)), f32(2.0, 1.0))
     finally:
         sys.modules.pop("aj_user_static_methods", None)
+
+
+def test_class_functions_calling_each_other_and_shadowed_class_names(tmp_path):
+    """A converted class function calling another (`A.f` -> `A.g`) failed with a bare
+    AssertionError (the alias of `A.g` was name-mangled inside the class); `A.s` where `A` is a
+    nested function's parameter or a comprehension's variable was bound to the global `A`'s
+    converted function (probe 21): such a function is left to call what its names hold."""
+    mod = _import_user_module(
+        tmp_path,
+        "aj_user_class_calls",
+        textwrap.dedent(
+            """\
+            import autojit
+
+            class A:
+                @staticmethod
+                def f(x):
+                    if x.sum() > 0:
+                        return A.g(x) + 1
+                    return x
+
+                @staticmethod
+                def g(x):
+                    if x[0] > 0:
+                        return x * 10
+                    return x
+
+                @staticmethod
+                def s(x):
+                    return x * 2
+
+            class B:
+                @staticmethod
+                def s(x):
+                    return x * 3
+
+            @autojit.convert
+            def top(x):
+                return A.f(x)
+
+            @autojit.convert
+            def shadowed(x):
+                def inner(A):
+                    return A.s(x)
+                return A.s(x) + inner(B) + [A.s(x) for A in (B,)][0]
+            """
+        ),
+    )
+    try:
+        same(mod.top(f32(1.0, -2.0, 3.0)), f32(11.0, -19.0, 31.0))
+        same(mod.top(f32(-1.0, -2.0, 0.0)), f32(-1.0, -2.0, 0.0))
+        same(mod.shadowed(f32(1.0, 2.0)), f32(8.0, 16.0))
+    finally:
+        sys.modules.pop("aj_user_class_calls", None)

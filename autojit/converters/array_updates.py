@@ -163,8 +163,10 @@ def _method_arguments(method: str, call) -> tuple[list, list]:
     are the same whichever algorithm sorts them)."""
     if method != "sort":
         return list(call.args), list(call.keywords)
-    args = [a for i, a in enumerate(call.args) if i != 1]
-    return args, [k for k in call.keywords if k.arg not in ("kind", "stable")]
+    keywords = [k for k in call.keywords if k.arg not in ("kind", "stable")]
+    if len(call.args) > 2:  # (`order`, the third: a keyword of jnp.sort)
+        keywords.append(gast.keyword(arg="order", value=call.args[2]))
+    return list(call.args[:1]), keywords
 
 
 _IN_PLACE_CALL = re.compile(r"\.\s*(?:sort|fill)\s*\(")
@@ -217,12 +219,16 @@ def _in_place_method_in_expression(ctx: Context, stmt) -> bool:
             numpy, jax_, fix = "sorts", "returns a sorted copy and leaves it as it was", "sort"
         else:
             numpy, jax_, fix = "fills", "does not exist", "full_like"
+        if isinstance(n.func.value, gast.Name) and n.func.value.id not in items:
+            advice = f"write `{what} = {ctx.names.jnp}.{fix}({what}, ...)` as a statement of its own"
+        else:  # (a part, a view, a comprehension's row: compute the new array and assign it)
+            what = f"({what})" if not isinstance(n.func.value, (gast.Name, gast.Subscript)) else what
+            advice = f"compute the new array with `{ctx.names.jnp}.{fix}` and assign it"
         ctx.refuse(
             "AJ920",
             stmt,
             f"`{what}.{method}(...)` inside an expression: NumPy {numpy} the array in place "
-            f"and gives None, a jax array's `.{method}()` {jax_}: write `{what} = "
-            f"{ctx.names.jnp}.{fix}({what}, ...)` as a statement of its own",
+            f"and gives None, a jax array's `.{method}()` {jax_}: {advice}",
         )
         return True
     return False

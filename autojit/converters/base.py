@@ -57,6 +57,10 @@ class Options:
 
 # Refusals that only report Python code kept because it already works under jit.
 INFORMATIONAL_REFUSALS = frozenset({"AJ930"})
+# refusals that report an expression left as it is (a boolean selection, a value-sized call),
+# not a statement: the statement around it may still be rewritten (`print(x[m])` ->
+# `jax.debug.print(...)`), and the refusal still explains a jit error there
+EXPRESSION_REFUSALS = frozenset({"AJ921", "AJ940", "AJ941", "AJ942", "AJ943"})
 
 
 def first_refused(stmts):

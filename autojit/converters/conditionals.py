@@ -1407,7 +1407,9 @@ class _Conditionals:
             jnp = self.jnp
             stmts = []
             test = pred
-            if len(plan.outs) > 1 and not isinstance(pred, gast.Name):
+            if len(plan.outs) > 1 and (not isinstance(pred, gast.Name) or pred.id in plan.outs):
+                # (computed once, before the first `jnp.where` rebinds a name it reads: `if n:`
+                # where a branch writes `n`)
                 p = self.ctx.fresh("pred")
                 stmts += replace("P = TEST", P=p, TEST=pred)
                 test = name(p)

@@ -45,7 +45,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import autojit  # noqa: E402
-from autojit.converters.base import INFORMATIONAL_REFUSALS  # noqa: E402
+from autojit.converters.base import EXPRESSION_REFUSALS, INFORMATIONAL_REFUSALS  # noqa: E402
 
 from .kinds import BUGS, OK  # noqa: E402  (the names the tests and the soak read here)
 
@@ -194,6 +194,8 @@ def _refused_kept(source: str, converted: str, refusals: Sequence[Any]) -> str |
     src_lines = source.splitlines()
     out_lines = [line.strip() for line in converted.splitlines()]
     for r in refusals:
+        if r.code in EXPRESSION_REFUSALS:
+            continue  # (an expression kept: the statement around it may be rewritten)
         line = src_lines[r.location.line - 1].strip()
         # the statement's head: its keyword, or its target and operator (a chained comparison
         # rewritten inside a refused statement is harmless)

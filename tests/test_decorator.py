@@ -1562,3 +1562,19 @@ def test_class_functions_calling_each_other_and_shadowed_class_names(tmp_path):
         same(mod.shadowed(f32(1.0, 2.0)), f32(8.0, 16.0))
     finally:
         sys.modules.pop("aj_user_class_calls", None)
+
+
+def test_an_argument_read_only_into_another_argument_is_not_read_after_the_call():
+    """`x = h(x, jnp.min(x))`: `jnp.min(x)` is computed before `h` changes `x`, so the
+    functional update of `h` keeps NumPy's meaning; it was refused (AJ908), and the refusal
+    was not idempotent (soak 13003). `h(x, x[1:])` passes a view: still refused."""
+    from tests.fuzz.oracle import run
+
+    head = "import jax.numpy as jnp\n\ndef h(v, b):\n    v[0] += b * 0.5\n    return v\n\n"
+    x = np.array([3.0, 1.0, 2.0], np.float32)
+    out = run(head + "def f(x):\n    x = h(x, jnp.min(x))\n    return x\n", [(x,)], decorator=True)
+    assert out.kind == "converted" and not out.refusals, out.report()
+    c = autojit.convert_source(
+        head + "def f(x):\n    x = h(x, x[1:])\n    return x\n", "m.py", all_functions=True
+    )
+    assert "AJ908" in {r.code for r in c.refusals}

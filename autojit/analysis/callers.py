@@ -612,9 +612,12 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
         for loop in loops
         if isinstance(loop, (ast.For, ast.AsyncFor, ast.Call))
     ]
+    others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not arg]
     for node in loads.get(name, ()):
         if _inside(node, arg):
             continue  # the argument itself (`f(x)`, `f(x[i])`, a carry `(x, y)`)
+        if any(_inside(node, o) and name not in _arrays_passed(o) for o in others):
+            continue  # consumed before the call, into a new value (`x = h(x, jnp.min(x))`)
         if id(node) in index.closure_loads.get(id(scope), ()) and not _inside(node, stmt):
             return True  # a closure of the caller reads it: it may be called after
         if any(_inside(node, source) for source in sources):

@@ -2790,3 +2790,37 @@ def test_a_while_test_is_made_a_bool_scalar_as_python_takes_its_truth(name):
     assert expected in c.text, c.text
     out = oracle.run(src, calls, name="f", decorator=True)
     assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize(
+    "body,expected",
+    [
+        (
+            "    y = x[:1] * 1.0\n    c = 0\n    while y > 0.5 and c < 5:\n        y = y / 2\n"
+            "        c = c + 1\n    return y, c\n",
+            "jnp.logical_and(jnp.reshape(y > 0.5, ()), c < 5)",
+        ),
+        (
+            "    y = x[:1] * 0.0\n    c = 0\n    while not y:\n        y = y + 0.3\n"
+            "        c = c + 1\n    return y, c\n",
+            "jnp.logical_not(jnp.reshape(y, ()))",
+        ),
+        (
+            "    y = x[:1] * 1.0\n    c = 0\n    while y > 0.5 and c < 50:\n        y = y / 2\n"
+            "        c = c + 1\n        if c > 3:\n            break\n    return y, c\n",
+            "jnp.logical_and(jnp.reshape(y > 0.5, ()), c < 50)",
+        ),
+    ],
+    ids=["and", "not", "and-with-break"],
+)
+def test_one_item_operands_of_a_logical_while_test_are_made_scalars(body, expected):
+    """`while y > 0.5 and c < 5:` of `y = x[:1]` gave `jnp.logical_and` a (1,)-shaped
+    operand: lax.while_loop's cond_fun must return a scalar (probe 21)."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x):\n" + body
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    assert expected in c.text, c.text
+    calls = [(np.array([9.0, 1.0], np.float32),), (np.array([0.2, 1.0], np.float32),)]
+    out = oracle.run(src, calls, name="f", decorator=True)
+    assert out.kind == "converted", out.report()

@@ -32,6 +32,7 @@ under AJ93x.
 from __future__ import annotations
 
 import ast
+import functools
 import types
 from dataclasses import dataclass, field
 
@@ -2166,7 +2167,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         body_def[0]._aj_number_params = numbers
     new: list = list(plan.hoisted)
     if plan.kind == "while":
-        plan.test = _truth(ctx, an, loop, _logical(ctx, plan.test))
+        plan.test = _while_test(ctx, an, loop, plan.test)
         test_reads = expr_activity(plan.test).reads
         cond_param = carry[0] if single else carry_param
         if single and carry[0] not in test_reads:
@@ -2720,7 +2721,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
         elif brk:
             loop.test = replace_expr(
                 f"{jnp}.logical_and({going}, {_PH.format('T')})",
-                **{_PH.format("T"): _logical(ctx, loop.test)},
+                **{_PH.format("T"): _while_test(ctx, ctx.analysis, loop, loop.test)},
             )
         plan.test = loop.test
         forced[loop] = plan
@@ -2935,27 +2936,39 @@ def _grows_only(body: list, name: str) -> bool:
     )
 
 
-def _logical(ctx: Context, test):
-    """``a and b`` / ``a or b`` / ``not a`` on traced values -> jnp.logical_and/or/not."""
+def _logical(ctx: Context, test, leaf=None):
+    """``a and b`` / ``a or b`` / ``not a`` on traced values -> jnp.logical_and/or/not (each
+    operand given to ``leaf`` first, where one is given)."""
     jnp = ctx.names.jnp
     if isinstance(test, gast.BoolOp):
         fn = "logical_and" if isinstance(test.op, gast.And) else "logical_or"
-        out = _logical(ctx, test.values[0])
+        out = _logical(ctx, test.values[0], leaf)
         for v in test.values[1:]:
             out = replace_expr(
                 f"{jnp}.{fn}({_PH.format('A')}, {_PH.format('B')})",
-                **{_PH.format("A"): out, _PH.format("B"): _logical(ctx, v)},
+                **{_PH.format("A"): out, _PH.format("B"): _logical(ctx, v, leaf)},
             )
         return out
     if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
         return replace_expr(
             f"{jnp}.logical_not({_PH.format('A')})",
-            **{_PH.format("A"): _logical(ctx, test.operand)},
+            **{_PH.format("A"): _logical(ctx, test.operand, leaf)},
         )
-    return test
+    return test if leaf is None else leaf(test)
 
 
-def _truth(ctx: Context, an: FunctionAnalysis, loop, test):
+def _while_test(ctx: Context, an: FunctionAnalysis, loop, test):
+    """A `while` test as `lax.while_loop`'s `cond_fun` returns it: `and` / `or` / `not` ->
+    jnp's logical functions, their operands of one item each made a scalar (`not y` of
+    `y = x[:1]`), a test of its own a bool scalar (:func:`_truth`)."""
+    if isinstance(test, gast.BoolOp) or (
+        isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
+    ):
+        return _logical(ctx, test, functools.partial(_truth, ctx, an, loop, as_bool=False))
+    return _truth(ctx, an, loop, test)
+
+
+def _truth(ctx: Context, an: FunctionAnalysis, loop, test, as_bool: bool = True):
     """A `while` test the user wrote as a bool scalar, as `lax.while_loop`'s `cond_fun` must
     return it: Python's truth of a number is `!= 0` (`while n:` of an int), and of an array of
     one item its item (`while x[:1] > 0:`). Tests jnp's logical functions or autojit's own flags
@@ -2966,7 +2979,7 @@ def _truth(ctx: Context, an: FunctionAnalysis, loop, test):
     jnp = ctx.names.jnp
     if v.scalar is False:
         test = replace_expr(f"{jnp}.reshape({_PH.format('T')}, ())", **{_PH.format("T"): test})
-    if v.dtype != "bool" and not isinstance(test, gast.Compare):
+    if as_bool and v.dtype != "bool" and not isinstance(test, gast.Compare):
         test = gast.Compare(left=test, ops=[gast.NotEq()], comparators=[gast.Constant(0, None)])
     return test
 

@@ -443,11 +443,9 @@ def _import_edit(
     after = last_import_end
     if after == 0:
         pos = after_header_comments(text)
-        if pos == len(text) and not text.endswith(("\n", "\r")):
-            return _Edit(pos, pos, nl + block.rstrip("\r\n"))
-        return _Edit(pos, pos, block)
-    if after < len(src.line_starts):
-        pos = src.line_starts[after]
-        return _Edit(pos, pos, block)
-    # the import / docstring is the last line and has no line ending
-    return _Edit(len(text), len(text), nl + block.rstrip("\r\n"))
+    else:
+        pos = src.line_starts[after] if after < len(src.line_starts) else len(text)
+    if pos == len(text) and not text.endswith(("\n", "\r")):
+        # the import / docstring is the last line and has no line ending
+        return _Edit(pos, pos, nl + block.rstrip("\r\n"))
+    return _Edit(pos, pos, block)

@@ -30,9 +30,7 @@ from typing import Any
 import click
 
 from .model import KEPT_CODES, Conversion, Location
-from .source import split_lines
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+from .source import LINE_END, split_lines
 
 # LSP DiagnosticSeverity
 SEVERITY_WARNING = 2
@@ -65,7 +63,7 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.line_starts = [0] + [m.end() for m in LINE_END.finditer(text)]
 
     @property
     def line_count(self) -> int:

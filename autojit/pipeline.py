@@ -31,7 +31,7 @@ from .converters.base import Context, Names, Options, WordTrigger, word_char
 from .gastconv import ChildFields, ast_to_gast_original
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
-from .scope import ModuleScope, jax_decorated, module_scope
+from .scope import ModuleScope, is_jax_module, jax_decorated, module_scope
 from .source import SourceText, after_header_comments, newline_of
 
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
@@ -543,7 +543,7 @@ def _shadowed_module_name(fn, scope: ModuleScope) -> str | None:
     `def`; in the scope of that code or one around it), or the module binds it to something
     other than a jax module: there the generated `lax.fori_loop(...)` would read the
     function's own `lax`."""
-    heads = {n for n, full in scope.modules.items() if full == "jax" or full.startswith("jax.")}
+    heads = {n for n, full in scope.modules.items() if is_jax_module(full)}
     names = heads | {"jax", "jnp", "lax"}
     module_bound = {n for n in ("jax", "jnp", "lax") if scope.binds(n) and n not in heads}
     stack: list[tuple[Any, frozenset[str]]] = [(fn, frozenset())]
@@ -589,9 +589,9 @@ def _own_scope(f) -> tuple[set[str], list[str], list]:
             own.update(
                 (a.asname or a.name).partition(".")[0]
                 for a in node.names
-                if not (a.name == "jax" or a.name.startswith("jax."))
+                if not is_jax_module(a.name)
             )
-        elif isinstance(node, gast.ImportFrom) and not (node.module or "").startswith("jax"):
+        elif isinstance(node, gast.ImportFrom) and not is_jax_module(node.module or ""):
             own.update(a.asname or a.name for a in node.names)
         stack.extend(gast.iter_child_nodes(node))
     return own, loads, inner
@@ -682,22 +682,15 @@ def _insert_imports(src: SourceText, scope: ModuleScope, needed: set[str], text:
     if not lines:
         return
     block = nl.join(lines)
-    if scope.last_import_end:
-        pos = (
-            src.line_starts[scope.last_import_end]
-            if scope.last_import_end < len(src.line_starts)
-            else len(text)
-        )
-        if pos == len(text) and not text.endswith(("\n", "\r")):
-            src.replace(pos, pos, nl + block + nl)
-        else:
-            src.replace(pos, pos, block + nl)
-    else:  # (no docstring and no import opens the module: at its top, after a `#!` line)
+    after = scope.last_import_end
+    if not after:  # (no docstring and no import opens the module: at its top, after a `#!`)
         pos = after_header_comments(text)
-        if pos == len(text) and not text.endswith(("\n", "\r")):
-            src.replace(pos, pos, nl + block)
-        else:
-            src.replace(pos, pos, block + nl)
+    else:
+        pos = src.line_starts[after] if after < len(src.line_starts) else len(text)
+    if pos == len(text) and not text.endswith(("\n", "\r")):
+        src.replace(pos, pos, nl + block + nl)  # (after a last line with no line end)
+    else:
+        src.replace(pos, pos, block + nl)
 
 
 __all__ = ["convert_source", "ConversionError", "CONVERTERS", "dotted_name"]

@@ -148,12 +148,16 @@ def _an_import(stmt: ast.stmt) -> bool:
     )
 
 
+def is_jax_module(name: str) -> bool:
+    """`jax` or one of its modules (not `jaxtyping`)."""
+    return name == "jax" or name.startswith("jax.")
+
+
 def _imports_jax(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Import):
-        return any(a.name == "jax" or a.name.startswith("jax.") for a in stmt.names)
+        return any(is_jax_module(a.name) for a in stmt.names)
     if isinstance(stmt, ast.ImportFrom):
-        module = stmt.module or ""
-        return stmt.level == 0 and (module == "jax" or module.startswith("jax."))
+        return stmt.level == 0 and is_jax_module(stmt.module or "")
     return False
 
 
@@ -177,7 +181,6 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
             else:
                 top = a.name.split(".")[0]
                 scope.modules[top] = top
-        scope.last_import_end = stmt.end_lineno or stmt.lineno
     elif isinstance(stmt, ast.ImportFrom):
         if stmt.module and stmt.level == 0:
             for a in stmt.names:
@@ -187,7 +190,6 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                     scope.modules[local] = full
                 else:
                     scope.imported_names[local] = full
-        scope.last_import_end = stmt.end_lineno or stmt.lineno
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         scope.functions[stmt.name] = stmt
     elif isinstance(stmt, ast.ClassDef):
@@ -206,15 +208,12 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                         scope.int_values[t.id] = value
     elif isinstance(stmt, ast.If | ast.Try):
         # `try: import x except ImportError` and `if TYPE_CHECKING:` blocks
-        before = scope.last_import_end
         for sub in ast.iter_child_nodes(stmt):
             if isinstance(sub, ast.stmt):
                 _visit_top(sub, scope, reassigned)
             elif isinstance(sub, ast.ExceptHandler):
                 for s in sub.body:
                     _visit_top(s, scope, reassigned)
-        if scope.last_import_end != before:  # new imports go after the block, not inside it
-            scope.last_import_end = stmt.end_lineno or stmt.lineno
 
 
 def _int_literal(node) -> int | None:

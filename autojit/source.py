@@ -160,16 +160,16 @@ def _edit_start(e: Edit) -> int:
     return e.start
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python's tokenizer knows
 
 
 def split_lines(text: str, keepends: bool = True) -> list[str]:
-    """``text.splitlines(keepends)`` at the line ends Python's tokenizer knows (``\n``,
-    ``\r\n``, ``\r``) only: ``str.splitlines`` also splits at form feeds, U+2028 and U+0085,
+    """``text.splitlines(keepends)`` at the line ends Python's tokenizer knows (``\\n``,
+    ``\\r\\n``, ``\\r``) only: ``str.splitlines`` also splits at form feeds, U+2028 and U+0085,
     which may stand inside a string literal (and an LSP client does not count them)."""
     out = []
     pos = 0
-    for m in _LINE_END.finditer(text):
+    for m in LINE_END.finditer(text):
         out.append(text[pos : m.end() if keepends else m.start()])
         pos = m.end()
     if pos < len(text):
@@ -186,7 +186,7 @@ def after_header_comments(text: str) -> int:
     declaration (which must stay on the first two lines), else 0."""
     pos = 0
     for k in range(2):
-        m = _LINE_END.search(text, pos)
+        m = LINE_END.search(text, pos)
         end = m.end() if m else len(text)
         line = text[pos:end]
         if not ((k == 0 and line.startswith("#!")) or _CODING.match(line)):

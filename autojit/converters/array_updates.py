@@ -143,8 +143,9 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
             continue
         jnp_fn = f"{ctx.names.jnp}.{_IN_PLACE_METHODS[f.attr][0]}"
         new_call = replace_expr(f"{jnp_fn}(X)", X=name(x))
-        new_call.args += _method_arguments(f.attr, call)[0]
-        new_call.keywords += _method_arguments(f.attr, call)[1]
+        args, keywords = _method_arguments(f.attr, call)
+        new_call.args += args
+        new_call.keywords += keywords
         replace_statements(block, [stmt], replace(f"{x} = V", V=new_call))
         if x in ctx.analysis.params:
             ctx.updated_params.add(x)
@@ -265,8 +266,9 @@ def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) 
         value = call.args[0]
     else:
         value = replace_expr(f"{ctx.names.jnp}.sort(P)", P=copy_expr(part))
-        value.args += _method_arguments(f.attr, call)[0]
-        value.keywords += _method_arguments(f.attr, call)[1]
+        args, keywords = _method_arguments(f.attr, call)
+        value.args += args
+        value.keywords += keywords
     new = replace(f"{x} = {x}.at[I].set(V)", I=copy_expr(part.slice), V=value)
     replace_statements(block, [stmt], new)
     if x in ctx.analysis.params:
@@ -773,11 +775,10 @@ def _repeats_note(ctx: Context, index, stmt) -> str:
     one number, or the indices are a permutation or a range."""
     if _one_value(ctx, stmt.value, stmt):
         return ""
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    calls = [p for p in parts if isinstance(p, gast.Call)]
-    if calls and all(
-        ctx.scope.qualified(dotted_name(c.func) or "") in _DISTINCT_INDICES for c in calls
-    ) and len(calls) == 1:
+    # (one such call as the whole index: `x[idx, jnp.arange(3)]` may still repeat a position)
+    if isinstance(index, gast.Call) and (
+        ctx.scope.qualified(dotted_name(index.func) or "") in _DISTINCT_INDICES
+    ):
         return ""
     return (
         "; note: where the indices repeat a position with different values, NumPy keeps the "

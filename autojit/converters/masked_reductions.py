@@ -60,9 +60,11 @@ class _Trigger:
             m = self._REDUCED.search(text) or self._COMPARED.search(text)
         return m
 
-    def reduces(self, text: str) -> bool:
-        """Whether ``text`` may reduce a selection (else only AJ921's search is needed)."""
-        return bool(self._SELECTED.search(text) or self._REDUCED.search(text))
+    def rewrites(self, text: str) -> bool:
+        """Whether ``text`` may hold a rewrite or a size refusal (else only AJ921's reports)."""
+        return bool(
+            self._SELECTED.search(text) or self._SIZED.search(text) or self._REDUCED.search(text)
+        )
 
 
 TRIGGER = _Trigger()
@@ -93,7 +95,7 @@ def convert(ctx: Context) -> None:
     fn = ctx.fn
     if getattr(fn, "_aj_orig", False) and getattr(fn, "lineno", None) is not None:
         text = ctx.source.original(fn)
-        if not (TRIGGER.reduces(text) or _Trigger._SIZED.search(text)):
+        if not TRIGGER.rewrites(text):
             _refuse_selections(ctx)  # (nothing to rewrite: only the selections to report)
             return
     for s in list(walk_statements(ctx.fn.body)):

@@ -925,6 +925,43 @@ def test_an_in_place_method_inside_an_expression_is_refused(name):
     assert convert(c.text).text == c.text
 
 
+# where the sort runs other than in an expression statement of the function itself (probe 21's
+# gaps): a `with` item, a nested function's default, the bound method called later, a nested
+# function sorting the enclosing function's array: all ran under jit with the array unsorted
+SORT_ELSEWHERE = {
+    "with-item": ("    with contextlib.nullcontext(x.sort()):\n        y = x * 2\n    return y\n", 6),
+    "default": ("    def g(a=x.sort()):\n        return a\n    g()\n    return x * 2\n", 6),
+    "bound-method": ("    m = x.sort\n    m()\n    return x * 2\n", 6),
+    "nested-statement": ("    def g():\n        x.sort()\n    g()\n    return x * 2\n", 7),
+    "nested-fill": ("    def g():\n        x.fill(0.0)\n    g()\n    return x * 2\n", 7),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORT_ELSEWHERE))
+def test_an_in_place_method_run_elsewhere_is_refused(name):
+    body, line = SORT_ELSEWHERE[name]
+    src = "import contextlib\n" + HEADER + "def f(x):\n" + body
+    c = convert(src)
+    assert [r.location.line + 0 for r in c.refusals if r.code == "AJ920"] == [line + 1], (
+        c.refusals
+    )
+    assert c.text == src, c.text
+    assert convert(c.text).text == c.text
+
+
+def test_a_nested_functions_own_array_is_still_sorted_by_a_rewrite():
+    """The refusal above is for the enclosing function's array only: a nested function's own
+    array (a parameter or a local) is rewritten as before."""
+    src = HEADER + (
+        "def f(x):\n    def g(y):\n        y.sort()\n        return y\n"
+        "    def h():\n        z = x * 1.0\n        z.sort()\n        return z\n"
+        "    return g(x * 2.0) + h()\n"
+    )
+    c = check(src, "f", [((np.array([3.0, 1.0, 2.0], np.float32),), {})])
+    assert "AJ920" not in {r.code for r in c.refusals}, c.refusals
+    assert c.text.count(".sort(") == 2, c.text
+
+
 def test_in_place_sort_of_a_list_inside_an_expression_is_not_refused():
     src = HEADER + "def f(x):\n    names = ['b', 'a']\n    y = names.sort()\n    return x * 2.0\n"
     assert "AJ920" not in {r.code for r in convert(src).refusals}

@@ -41,7 +41,7 @@ CODES = ("AJ301", "AJ302", "AJ303", "AJ304", "AJ305")
 # A function has work for this converter only if its text has an item store (`] =`, `] +=`...),
 # a user's `.at[` or an in-place method: the pipeline skips the converter elsewhere.
 TRIGGER = re.compile(
-    r"\][\s)]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.(?:sort|fill)\s*\("
+    r"\][\s)]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.\s*(?:sort|fill)\b"
 )  # (`(x[i]) = v`: a target in parentheses)
 
 # the `.at[mask].method(v)` updates the mask rewrite turns into jnp.where (of jaxapi's
@@ -132,6 +132,8 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
         if f.attr == "fill" and len(call.args) != 1:
             continue
         x = f.value.id
+        if _free_in_place_method(ctx, stmt, x, f.attr):
+            continue
         # (a parameter, traced, may be a list: its `.sort()` then fails under jit; a jax sort
         # gives the same values)
         if not (
@@ -170,7 +172,7 @@ def _method_arguments(method: str, call) -> tuple[list, list]:
     return list(call.args[:1]), keywords
 
 
-_IN_PLACE_CALL = re.compile(r"\.\s*(?:sort|fill)\s*\(")
+_IN_PLACE_CALL = re.compile(r"\.\s*(?:sort|fill)\b")  # (a call, or the bound method taken)
 
 
 def _in_place_method_in_expression(ctx: Context, stmt) -> bool:
@@ -178,28 +180,32 @@ def _in_place_method_in_expression(ctx: Context, stmt) -> bool:
     refused: NumPy sorts (fills) in place and gives None, a jax array's `.sort()` returns a
     sorted copy and leaves the array as it was, with no error. (As a statement of its own, the
     call is AJ305's.) Whether it was refused."""
-    if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-        return False
     text = _written_text(ctx)
     if text is not None and not _IN_PLACE_CALL.search(text):
         return False  # (none written: the cheap case)
     own = stmt.value if type(stmt) is gast.Expr else None
+    nodes = list(_evaluated_nodes(stmt))
     # a comprehension's target stands for the items of what it iterates
     items: dict[str, list] = {}
-    for n in _shallow_nodes(stmt):
+    for n in nodes:
         if isinstance(n, gast.comprehension):
             for t in walk(n.target):
                 if isinstance(t, gast.Name):
                     items.setdefault(t.id, []).append(n.iter)
-    for n in _shallow_nodes(stmt):
-        if not (
-            type(n) is gast.Call
-            and n is not own
-            and isinstance(n.func, gast.Attribute)
-            and n.func.attr in _IN_PLACE_METHODS
+    called = {id(n.func) for n in nodes if type(n) is gast.Call}
+    for n in nodes:
+        # `x.sort(...)` in an expression, or the method taken to call later (`m = x.sort`)
+        if type(n) is gast.Call and isinstance(n.func, gast.Attribute):
+            if n is own or n.func.attr not in _IN_PLACE_METHODS:
+                continue
+            method = n.func
+        elif (
+            type(n) is gast.Attribute and n.attr in _IN_PLACE_METHODS and id(n) not in called
         ):
+            method = n
+        else:
             continue
-        held = [n.func.value]
+        held = [method.value]
         seen: set[str] = set()
         traced = False
         while held and not traced:
@@ -215,24 +221,48 @@ def _in_place_method_in_expression(ctx: Context, stmt) -> bool:
                     traced = True
         if not traced or not ctx.allowed("AJ920", stmt):
             continue
-        what, method = gast.unparse(n.func.value).strip(), n.func.attr
-        if method == "sort":
+        what, attr = gast.unparse(method.value).strip(), method.attr
+        if attr == "sort":
             numpy, jax_, fix = "sorts", "returns a sorted copy and leaves it as it was", "sort"
         else:
             numpy, jax_, fix = "fills", "does not exist", "full_like"
-        if isinstance(n.func.value, gast.Name) and n.func.value.id not in items:
+        if isinstance(method.value, gast.Name) and method.value.id not in items:
             advice = f"write `{what} = {ctx.names.jnp}.{fix}({what}, ...)` as a statement of its own"
         else:  # (a part, a view, a comprehension's row: compute the new array and assign it)
-            what = f"({what})" if not isinstance(n.func.value, (gast.Name, gast.Subscript)) else what
+            what = f"({what})" if not isinstance(method.value, (gast.Name, gast.Subscript)) else what
             advice = f"compute the new array with `{ctx.names.jnp}.{fix}` and assign it"
+        where = "inside an expression" if method is not n else "taken as a value to call later"
         ctx.refuse(
             "AJ920",
             stmt,
-            f"`{what}.{method}(...)` inside an expression: NumPy {numpy} the array in place "
-            f"and gives None, a jax array's `.{method}()` {jax_}: {advice}",
+            f"`{what}.{attr}(...)` {where}: NumPy {numpy} the array in place "
+            f"and gives None, a jax array's `.{attr}()` {jax_}: {advice}",
         )
         return True
     return False
+
+
+def _free_in_place_method(ctx: Context, stmt, x: str, attr: str) -> bool:
+    """AJ920 for the statement `x.sort()` in a nested function where `x` is the enclosing
+    function's (a free name): NumPy sorts that array in place, and `x = jnp.sort(x)` would make
+    `x` local to the nested function. Whether it was refused."""
+    an = ctx.analysis
+    if (
+        x in an.params
+        or x in an.activity.of_block(ctx.fn.body).writes
+        or not an.value(name(x), stmt).traced
+        or not ctx.allowed("AJ920", stmt)
+    ):
+        return False
+    fix = "sort" if attr == "sort" else "full_like"
+    ctx.refuse(
+        "AJ920",
+        stmt,
+        f"`{x}.{attr}(...)` changes the array `{x}` of the enclosing function in place in NumPy; "
+        f"a jax array's `.{attr}()` leaves it as it was: return "
+        f"`{ctx.names.jnp}.{fix}({x}, ...)` from `{ctx.fn.name}` and assign it where it is called",
+    )
+    return True
 
 
 def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) -> bool:
@@ -1089,6 +1119,28 @@ def _shallow_nodes(stmt):
             for v in value:
                 if isinstance(v, gast.expr):
                     yield from walk(v)
+
+
+def _evaluated_nodes(stmt):
+    """Nodes of the expressions a statement evaluates where it stands (not in the statements
+    nested in it): its own expressions, a `with`'s items, a `match`'s subject and guards, and a
+    definition's decorators, defaults and bases (a function's body runs when it is called)."""
+    if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        a = stmt.args
+        exprs = [*stmt.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
+    elif isinstance(stmt, gast.ClassDef):
+        exprs = [*stmt.decorator_list, *stmt.bases, *(k.value for k in stmt.keywords)]
+    else:
+        yield from _shallow_nodes(stmt)
+        exprs = [
+            e
+            for item in getattr(stmt, "items", None) or ()  # (a `with`'s)
+            for e in (item.context_expr, item.optional_vars)
+            if e is not None
+        ]
+        exprs += [c.guard for c in getattr(stmt, "cases", None) or () if c.guard is not None]
+    for e in exprs:
+        yield from walk(e)
 
 
 __all__ = ["convert", "CODES", "dotted_name", "name"]

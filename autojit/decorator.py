@@ -726,7 +726,7 @@ class _Record:
             helpers: dict[str, types.CellType] = {}
             attributes: dict[int, str] = {}
             if self.recursive:
-                for name, value, nodes in self._callees():
+                for name, value, nodes, current in self._callees():
                     helper = _helper_record(value)
                     if helper is None:
                         continue
@@ -734,7 +734,7 @@ class _Record:
                         called = nodes[0].attr if nodes else name
                         if self._reads_changed_argument(called, helper):
                             continue  # (called as written: its item update fails under jit)
-                        helpers[name] = helper.cell
+                        helpers[name] = types.CellType(_live_helper(helper, current))
                         attributes.update((id(node), name) for node in nodes)
             if attributes:
                 # `module.helper(...)` reads the converted helper through a name of its own
@@ -795,20 +795,20 @@ class _Record:
             self.updated_arguments |= arguments_passed(tree, called, params, p) & own
         return False
 
-    def _callees(self) -> list[tuple[str, types.FunctionType, list[ast.Attribute]]]:
+    def _callees(self) -> list[_Callee]:
         """The user's functions this one may call: by global or closure name, and as
         ``module.function`` of a module of the user's package and ``Class.function`` of a class
-        (with those attribute nodes)."""
+        (with those attribute nodes, and how to read what the name holds when it is called)."""
         fn = self.fn
         code = self.compiled.__code__ if self.compiled is not None else fn.__code__
-        out: list[tuple[str, types.FunctionType, list[ast.Attribute]]] = []
+        out: list[_Callee] = []
         modules: dict[str, types.ModuleType | type] = {}  # (and classes)
         for name in sorted(_global_names(code)):
             value = fn.__globals__.get(name)
             if value is None:
                 continue
             if _is_user_function(value, fn):
-                out.append((name, value, []))
+                out.append((name, value, [], functools.partial(fn.__globals__.get, name)))
             elif isinstance(value, types.ModuleType) and _is_user_module(value, fn):
                 modules[name] = value
             elif isinstance(value, type) and not name.startswith("__"):
@@ -819,7 +819,7 @@ class _Record:
             except ValueError:  # not assigned yet
                 continue
             if _is_user_function(value, fn):
-                out.append((name, value, []))
+                out.append((name, value, [], functools.partial(_cell_contents, cell)))
         if modules:
             found: dict[str, tuple[types.FunctionType, list[ast.Attribute]]] = {}
             tree = self._module_tree()
@@ -834,12 +834,42 @@ class _Record:
                     and node.value.id in modules
                     and node.value.id not in local
                 ):
-                    value = _function_of(modules[node.value.id], node.attr)
+                    owner = modules[node.value.id]
+                    value = _function_of(owner, node.attr)
                     if value is not None and _is_user_function(value, fn):
                         alias = f"__autojit_{node.value.id}_{node.attr}__"  # (never mangled)
-                        found.setdefault(alias, (value, []))[1].append(node)
-            out.extend((alias, value, nodes) for alias, (value, nodes) in found.items())
+                        current = functools.partial(_function_of, owner, node.attr)
+                        found.setdefault(alias, (value, [], current))[1].append(node)
+            out.extend((alias, *entry) for alias, entry in found.items())
         return out
+
+
+# (name, the function, the `module.function` nodes that call it, what the name holds now)
+_Callee = tuple[str, types.FunctionType, list[ast.Attribute], Callable[[], Any]]
+
+
+def _cell_contents(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # (emptied)
+        return None
+
+
+def _live_helper(helper: _Record, current: Callable[[], Any]) -> Callable[..., Any]:
+    """What a converted function calls for a helper of the user's: the helper's conversion
+    while its name still holds the helper, else what the name holds now (a global rebound
+    after the first call, `mock.patch` in a test: plain `jax.jit` reads the name on each trace
+    too, and so do these calls, made when jax traces)."""
+    original = helper.fn
+
+    @functools.wraps(original)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        now = current()
+        if now is original or now is None:
+            return helper.cell.cell_contents(*args, **kwargs)
+        return now(*args, **kwargs)
+
+    return call
 
 
 class _AttributesToNames(ast.NodeTransformer):

@@ -2314,3 +2314,35 @@ def test_a_bare_name_test_that_a_branch_rebinds_is_computed_once():
     inputs = [(np.array(v, np.float32),) for v in ([1, 0, 5, 0], [0, 0, 5, 0], [2, 0, 5, 0])]
     out = run(src, inputs, name="f", decorator=True)
     assert out.kind == "converted", out.report()
+
+
+# probe 22 (fourteenth session): a returning `if` whose paths return a Python number and a
+# value of another kind was converted with the number promoted (16777217 came back as the
+# float32 16777216.0; an int path gave a float): the assigned form was refused, AJ918, these not
+RETURNED_KINDS = {
+    "int-or-float": "    if x[0] > 0:\n        return 16777217\n    return 0.5\n",
+    "float-array-or-int": "    if x[0] > 0:\n        return x[1] / 2\n    return 16777217\n",
+    "elif-chain": (
+        "    if x[0] > 1:\n        return 0.5\n    elif x[0] > 0:\n        return 16777217\n"
+        "    else:\n        return 2.5\n"
+    ),
+    "tuple-item": "    if x[0] > 0:\n        return 16777217, x\n    return 0.5, x\n",
+    "bool-or-int": "    if x[0] > 0:\n        return True\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETURNED_KINDS))
+def test_returns_of_two_kinds_under_a_traced_if_are_refused(name):
+    _assert_refused_aj918(HEADER + "def f(x):\n" + RETURNED_KINDS[name])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    if x[0] > 0:\n        return 1.5\n    return x[1] / 2\n",  # (float and float32)
+        "    if x[0] > 0:\n        return 0\n    return jnp.int32(3)\n",  # (int and int32)
+        "    if x[0] > 0:\n        return x[0]\n    return 0.0\n",
+    ],
+)
+def test_returns_of_one_kind_under_a_traced_if_still_convert(body):
+    _assert_converted_as_eager(HEADER + "def f(x):\n" + body)

@@ -1578,3 +1578,52 @@ def test_an_argument_read_only_into_another_argument_is_not_read_after_the_call(
         head + "def f(x):\n    x = h(x, x[1:])\n    return x\n", "m.py", all_functions=True
     )
     assert "AJ908" in {r.code for r in c.refusals}
+
+
+REBOUND_HELPERS = '''
+import jax.numpy as jnp
+import autojit
+
+
+def helper(v):
+    if v[0] > 0:
+        v = v * 10
+    return v
+
+
+class Ops:
+    @staticmethod
+    def clip(v):
+        if v[0] > 0:
+            v = v + 1
+        return v
+
+
+@autojit.convert
+def f(x):
+    return helper(x) + 1
+
+
+@autojit.convert
+def g(x):
+    return Ops.clip(x) * 2
+'''
+
+
+def test_a_helper_rebound_after_the_first_call_is_read_on_the_next_trace(tmp_path, monkeypatch):
+    """A converted function reads its helpers' names when jax traces it, as plain `jax.jit`
+    does: a helper rebound after the first call (`mock.patch` in a test) is called on the next
+    trace (a new shape). The converted helper was bound for good: [11, 21, 31, 41]."""
+    mod = _import_user_module(tmp_path, "aj_rebound_helpers", REBOUND_HELPERS)
+    a = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(mod.f(a), [11.0, 21.0, 31.0])
+    np.testing.assert_allclose(mod.g(a), [4.0, 6.0, 8.0])
+    monkeypatch.setattr(mod, "helper", lambda v: v * 0)
+    monkeypatch.setattr(mod.Ops, "clip", staticmethod(lambda v: v * 0))
+    b = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    np.testing.assert_allclose(mod.f(b), [1.0, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(mod.g(b), [0.0, 0.0, 0.0, 0.0])
+    monkeypatch.undo()  # (the converted helpers again, on a third shape)
+    c = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_allclose(mod.f(c), [11.0, 21.0])
+    np.testing.assert_allclose(mod.g(c), [4.0, 6.0])

@@ -2824,3 +2824,87 @@ def test_one_item_operands_of_a_logical_while_test_are_made_scalars(body, expect
     calls = [(np.array([9.0, 1.0], np.float32),), (np.array([0.2, 1.0], np.float32),)]
     out = oracle.run(src, calls, name="f", decorator=True)
     assert out.kind == "converted", out.report()
+
+
+# -- probe 23 (fourteenth session) ----------------------------------------------------------
+
+
+def test_a_for_else_reads_the_last_index_not_the_counter():
+    """`for i in range(len(x)): ... break ... else: r = i`: the `else:` runs once the loop
+    ends without a break and sees the last index; the converted loop's own counter is one past
+    it (it gave len(x), not len(x) - 1)."""
+    src = """
+        def f(x):
+            r = 0
+            for i in range(len(x)):
+                if x[i] > 5:
+                    break
+            else:
+                r = i
+            return r
+
+        def g(x):
+            for i in range(2, len(x)):
+                if x[i] > 5:
+                    break
+            else:
+                x = x * i
+            return x
+        """
+    a = f32(3, -1, 4, 1, -5, 9, 2, 7)
+    check(src, "f", [(a,), (a - 10,)], codes=["AJ205"])
+    check(src, "g", [(f32(1, 2, 3, 9),), (f32(1, 2, 3, 4),)])
+
+
+def test_a_loop_variable_bound_before_on_some_paths_is_refused_after_no_iterations():
+    """A loop that runs no times leaves its variable as it was: where it may hold a value from
+    before (an `if` gave it one) the traced state cannot start from "that value or unbound",
+    so the loop is refused; it started from zeros (0 where Python keeps 5)."""
+    conv = autojit.convert_source(
+        HEADER + "def f(x, n, c):\n    if c:\n        i = 5\n    for i in range(n):\n"
+        "        x = x * 2\n    return x, i\n",
+        "m.py",
+        all_functions=True,
+    )
+    assert [r.code for r in conv.refusals] == ["AJ932"], conv.refusals
+    assert "fori_loop" not in conv.text and "zeros" not in conv.text, conv.text
+
+
+def test_a_literal_range_loop_binds_its_variable_for_a_later_loop():
+    """`for i in range(2)` surely runs: `i` is bound after it, so a later loop over a traced
+    range carries `i` from there (after no iterations it keeps 1, as Python does; it was 0)."""
+    conv = check(
+        """
+        def f(x, n):
+            for i in range(2):
+                x = x + 1
+            for i in range(n):
+                x = x * 2
+            return x, i
+        """,
+        "f",
+        [(f32(3, -1, 4), i32(0)), (f32(3, -1, 4), i32(3))],
+        codes=["AJ202"],
+    )
+    assert "zeros" not in conv.text, conv.text
+
+
+def test_a_count_used_as_a_later_bound_is_kept_python_on_every_pass():
+    """`n` counted by a loop bounds a later `range(n)`: that loop becomes `fori_loop(0, n,
+    ...)`, whose bounds want Python ints as `range()`'s do, so the counting loop is left as
+    Python on the second pass too (it converted there: not idempotent)."""
+    conv = check(
+        """
+        def f(x):
+            n = 0
+            for i in range(20):
+                x = x + 1
+                n = n + 1
+            for j in range(n):
+                x = x * 1.01
+            return x
+        """,
+        "f",
+        [(f32(3, -1, 4),)],
+    )
+    assert conv.text.count("fori_loop") == 1, conv.text

@@ -174,6 +174,8 @@ class Definedness:
                 loop_sure = sure | frozenset(expr_activity(s.target).writes)
             maybe2 = maybe | frozenset(act.writes)
             self.block(s.body, loop_sure, maybe2)
+            if _runs_at_least_once(s):  # (its variable is bound on every path after it)
+                sure = loop_sure
             s_else, m_else = self.block(s.orelse, sure, maybe2)
             return (s_else if s_else is not None else sure), maybe2 | m_else
         if isinstance(s, (gast.With, gast.AsyncWith, gast.Try)) or type(s).__name__ in (
@@ -194,3 +196,29 @@ class Definedness:
                 return (s_body if s_body is not None else None), m_body
             return sure, maybe | frozenset(act.writes)
         return sure | frozenset(act.writes), maybe | frozenset(act.writes)
+
+
+def _runs_at_least_once(loop) -> bool:
+    """Whether a `for` loop surely runs its body once: a `range` of int literals that is not
+    empty (`for i in range(3)`)."""
+    it = getattr(loop, "iter", None)
+    if not (
+        isinstance(loop, gast.For)
+        and isinstance(it, gast.Call)
+        and isinstance(it.func, gast.Name)
+        and it.func.id == "range"
+        and not it.keywords
+        and 1 <= len(it.args) <= 3
+    ):
+        return False
+    bounds = []
+    for a in it.args:
+        negative = isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub)
+        c = a.operand if negative else a
+        if not (isinstance(c, gast.Constant) and type(c.value) is int):
+            return False
+        bounds.append(-c.value if negative else c.value)
+    try:
+        return len(range(*bounds)) > 0
+    except ValueError:  # (a zero step)
+        return False

@@ -1041,6 +1041,13 @@ def _untraceable_use(node, child, st, facts: ValueFacts | None) -> str | None:
             return f"`.{node.func.attr}()`"
         if facts is not None and name is not None:
             qual = facts.qualified(name) or ""
+            if qual == "jax.lax.fori_loop" and (
+                child in node.args[:2]
+                or any(child is kw.value and kw.arg in ("lower", "upper") for kw in node.keywords)
+            ):
+                # (as `range()`'s, which a conversion makes it: of Python ints the loop is a
+                # scan with a trip count known when tracing, which reverse mode differentiates)
+                return f"a bound of `{name}()`"
             spec = SHAPE_ARGUMENTS.get(qual)
             if spec is not None:
                 positions, keywords = spec

@@ -719,6 +719,8 @@ class _Conditionals:
                 "this `if` returns a value on some paths and falls through on others; under "
                 "jit both paths must produce the same kind of result: add the missing `return`",
             )
+        if returning:
+            self._check_returned_kinds(s)
         chain = self.switch_of.get(s)
         if chain is not None:
             if self._switch(s, block, chain, returning):
@@ -1765,6 +1767,37 @@ class _Conditionals:
             f"`return {self.lax}.cond(...)` with branch functions `{then_name}`/`{else_name}`",
         )
 
+    def _check_returned_kinds(self, s) -> None:
+        """AJ918 for a returning `if` whose paths return a Python number and a value of
+        another kind in one place (`return 16777217` / `return 0.5`, `return 0` / `return
+        x.mean()` of a float array): Python returns each path's type, a traced result has one
+        dtype (the int was made a float32, 16777216.0). Where a dtype is not known (a
+        parameter's) nothing is said, as for an assigned name (`_mixed_python_types`)."""
+        rets = [
+            r for r in _walk(s.body + s.orelse) if isinstance(r, gast.Return) and r.value is not None
+        ]
+        arities = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else None for r in rets}
+        if len(arities) != 1:
+            return
+        arity = arities.pop()
+        for k in range(arity) if arity is not None else [None]:
+            values = [self.value(r.value if k is None else r.value.elts[k], r) for r in rets]
+            if not any(v.static for v in values) or any(
+                not (v.static or v.traced) or v.dtype not in _KIND_RANK for v in values
+            ):
+                continue
+            if len({v.dtype for v in values}) > 1:
+                kinds = {_a_kind(v) for v in values}
+                place = f" (the result's item {k})" if k is not None else ""
+                raise _Refused(
+                    "AJ918",
+                    s,
+                    f"the paths of the traced condition `{self._src(s.test)}` return values of "
+                    f"different types{place}: {', '.join(sorted(kinds))}; Python returns each "
+                    f"path's type, a traced result has one dtype; give them one type on every "
+                    f"path (`0.0` for `0`)",
+                )
+
     def _plan_returning(self, s) -> _Plan:
         an = self.an
         defined = an.defined_before(s)
@@ -2092,7 +2125,7 @@ def _farthest(r: tuple[int, int]) -> int:
 def _a_kind(v: Value) -> str:
     """`a Python int`, `an array of floats`: what a value of a known dtype is, in words."""
     if v.static:
-        return f"{'an' if v.dtype == 'int' else 'a'} Python {v.dtype}"
+        return f"a Python {v.dtype}"
     return f"an array of {v.dtype}s"
 
 

@@ -339,8 +339,7 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
         _reanalyse(ctx)
         an = ctx.analysis
     if has_exits and plan.kind == "scan" and isinstance(loop, gast.For):
-        after = an.live_out(loop) | (an.live_in(loop.orelse[0]) if loop.orelse else set())
-        read = sorted(plan.targets & after)
+        read = sorted(plan.targets & _live_after(an, loop))
         if read and "break" in _has_exit(_live_prefix(loop.body)):
             # a scan binds the loop variable to every element; the flag guards the body only
             ctx.refuse(
@@ -1905,10 +1904,7 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
     iteration, in order of appearance."""
     defs = {s.name for s in loop.body if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))}
     writes = (_reachable_writes(an, loop.body) | plan.targets) - defs
-    live_after = (
-        an.live_out(loop) | an.live_in(loop.orelse[0]) if loop.orelse else an.live_out(loop)
-    )
-    live_after = live_after | read_by_closures(an.fn, loop.body, an.scope)  # (read by a later call)
+    live_after = _live_after(an, loop) | read_by_closures(an.fn, loop.body, an.scope)
     exposed = _exposed_reads(an, loop.body)
     if isinstance(loop, gast.While):
         exposed = exposed | expr_activity(loop.test).reads
@@ -1919,6 +1915,14 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
         for n in order
         if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
     ]
+
+
+def _live_after(an: FunctionAnalysis, loop) -> frozenset[str] | set[str]:
+    """The names read after the loop: after the statement, or in its `else:` (which runs once
+    it ends without a `break`, seeing the loop variable's last value)."""
+    if loop.orelse:
+        return an.live_out(loop) | an.live_in(loop.orelse[0])
+    return an.live_out(loop)
 
 
 def _reachable_writes(an: FunctionAnalysis, stmts: list) -> set[str]:
@@ -1999,6 +2003,17 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     loop,
                     f"`{n}` may be unbound when the loop starts and is read in it; give it a "
                     f"value before the loop",
+                )
+                return False
+            if n in plan.targets and n in maybe:
+                # (a loop that runs no times leaves the loop variable as it was, and the
+                # traced state cannot start from "unbound or that value")
+                ctx.refuse(
+                    "AJ932",
+                    loop,
+                    f"`{n}` is read after the loop and may hold a value from before it, which "
+                    f"Python keeps when the loop runs no times, or be unbound; give it a value "
+                    f"before the loop (`{n} = -1`, say)",
                 )
                 return False
             if n not in plan.targets and n not in surely_assigned(loop.body):
@@ -2732,7 +2747,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
             not plan.index_prelude
             and (ret_node is None or plan.index not in expr_activity(ret_node.value).reads)
             and plan.index not in an.activity.of_block(loop.body).writes
-            and plan.index not in an.live_out(loop)
+            and plan.index not in _live_after(an, loop)
             and plan.index not in read_by_closures(an.fn, loop.body, an.scope)  # (by a later call)
         )
         if own_index:

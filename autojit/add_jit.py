@@ -282,6 +282,21 @@ def _function_edits(
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
         notes.append(Note(loc, f"--add-jit: `{fc.name}` is a generator; not adding jax.jit"))
         return []
+    star = (
+        f"*{node.args.vararg.arg}"
+        if node.args.vararg is not None
+        else f"**{node.args.kwarg.arg}" if node.args.kwarg is not None else None
+    )
+    if star is not None:
+        # (an item used as a shape or flag needs to be static, which jax.jit cannot make it)
+        notes.append(
+            Note(
+                loc,
+                f"--add-jit: `{fc.name}` takes `{star}`, whose items jax.jit cannot make "
+                f"static; add jax.jit by hand",
+            )
+        )
+        return []
 
     jit = namer.jit()
     plan = _plan(statics, posonly, positional, None, None)

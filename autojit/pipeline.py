@@ -511,7 +511,7 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         )
         result.refusals.extend(r for r in ctx.refusals if not _within(r, dropped))
     if result.changes:
-        shadowed = _shadowed_module_name(fn, scope)
+        shadowed = _shadowed_module_name(fn, scope, original_text)
         if shadowed is not None:
             # (left as it is: the text is only changed by the splice below)
             result.changes = []
@@ -537,15 +537,18 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
     return result
 
 
-def _shadowed_module_name(fn, scope: ModuleScope) -> str | None:
+def _shadowed_module_name(fn, scope: ModuleScope, written: str) -> str | None:
     """A name the converted function's generated code reads as a jax module (`jax`, `jnp`,
     `lax`, the file's alias) where the function binds it (a parameter, an assignment, a nested
     `def`; in the scope of that code or one around it), or the module binds it to something
     other than a jax module: there the generated `lax.fori_loop(...)` would read the
-    function's own `lax`."""
+    function's own `lax`. ``written``: the function's text as the user wrote it (generated code
+    binds none of these names)."""
     heads = {n for n, full in scope.modules.items() if is_jax_module(full)}
     names = heads | {"jax", "jnp", "lax"}
     module_bound = {n for n in ("jax", "jnp", "lax") if scope.binds(n) and n not in heads}
+    if not module_bound and not _may_bind_any(written, names):
+        return None  # (the cheap case: each of them written only as `name.attribute`)
     stack: list[tuple[Any, frozenset[str]]] = [(fn, frozenset())]
     while stack:
         f, outer = stack.pop()
@@ -558,6 +561,23 @@ def _shadowed_module_name(fn, scope: ModuleScope) -> str | None:
     return None
 
 
+def _may_bind_any(text: str, names: set[str]) -> bool:
+    """Whether ``text`` may bind one of ``names``: an `import`, or one of them written other
+    than as the head of an attribute (`lax.cond`; a binding, `lax = ...`, `def f(lax)`, `for
+    lax in`, `as lax`, is never followed by a dot)."""
+    if _IMPORT_STATEMENT.search(text):
+        return True
+    for n in names:
+        for i in _word_at(text, n):
+            j = i + len(n)
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if j == len(text) or text[j] != ".":
+                return True
+    return False
+
+
+_IMPORT_STATEMENT = re.compile(r"\bimport\b")
 _NEW_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 

@@ -1005,3 +1005,26 @@ def test_sort_order_given_by_position_becomes_a_keyword():
     src = HEADER + "def f(x):\n    y = x * 1.0\n    y.sort(0, 'quicksort', None)\n    return y\n"
     c = check(src, "f", [((np.array([3.0, 1.0, 2.0], F32),), {})], expect_codes=["AJ305"])
     assert "y = jnp.sort(y, 0, order=None)" in c.text, c.text
+
+
+def test_an_item_raised_to_a_float_power_in_an_int_array_is_numpys():
+    """`x[0] **= 0.5` of an int array: NumPy computes 16 ** 0.5 and stores 4; jax's
+    `.at[].power(0.5)` casts the exponent to the array's int dtype first (16 ** 0 = 1), so the
+    update is `.set(x[0] ** 0.5)` (probe 24). An int exponent keeps `.at[].power`."""
+    src = HEADER + (
+        "def f(x):\n    y = jnp.asarray(x, jnp.int32)\n    y[0] **= 0.5\n    y[1] **= 2.5\n"
+        "    y[2] **= 2\n    return y\n"
+    )
+    c = check(src, "f", [((np.array([16, 3, 4], np.int32),), {})])
+    assert c.text.count(".power(") == 1, c.text
+
+
+def test_a_parameter_annotated_as_a_list_keeps_its_item_assignment():
+    """`l: list`: a Python list (plain jax.jit runs `l[0] = 5` on it); `l.at[0].set(5)` failed
+    with AttributeError (probe 24). Likewise a dict."""
+    src = HEADER + (
+        "def f(x, l: list, d: dict[str, float]):\n    l[0] = 5\n    d['a'] = 2.0\n"
+        "    return x * l[0] * d['a']\n"
+    )
+    c = convert(src)
+    assert ".at[" not in c.text and c.text == src, c.text

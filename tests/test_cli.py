@@ -544,6 +544,22 @@ def test_add_jit_new_decorator_by_parameter_kind(signature: str, call: str, expe
     assert got.dtype == np.float32
 
 
+@pytest.mark.parametrize(("star", "item"), [("*ns", "ns[0]"), ("**kw", "kw['n']")])
+def test_add_jit_leaves_a_function_taking_star_arguments_with_a_note(star: str, item: str) -> None:
+    """`def g(x, *ns): y = jnp.zeros(ns[0])`: jax.jit cannot make an item of `*ns` static, so a
+    plain `@jax.jit` broke a program that ran (probe 25): no decorator, a note instead."""
+    src = (
+        "import jax\nimport jax.numpy as jnp\n\n\n"
+        f"def g(x, {star}):\n    y = jnp.zeros({item})\n    if x[0] > 0:\n        y = y + 1\n"
+        "    return y\n"
+    )
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    assert "jnp.where(" in r.stdout, r.stdout  # (converted, not jitted)
+    assert "@" not in r.stdout, r.stdout
+    assert f"takes `{star}`" in r.stderr, r.stderr
+
+
 def test_add_jit_plan_mixed_kinds() -> None:
     from autojit.add_jit import _plan
 

@@ -2346,3 +2346,26 @@ def test_returns_of_two_kinds_under_a_traced_if_are_refused(name):
 )
 def test_returns_of_one_kind_under_a_traced_if_still_convert(body):
     _assert_converted_as_eager(HEADER + "def f(x):\n" + body)
+
+
+BOOL_OF_TESTS = {
+    "if": "    if bool(x.sum() > 0):\n        y = x * 2\n    else:\n        y = x - 1\n    return y\n",
+    "if-of-an-item": "    if bool(x[0]):\n        return jnp.sin(x).sum()\n    return jnp.cos(x).sum()\n",
+    "ternary": "    return x * 2 if bool(x[0] > 1) else x\n",
+    "not": "    if not bool(x[0] > 1):\n        x = x + 1\n    return x\n",
+    "while": "    i = 0\n    while bool(x[i] > 0):\n        i = i + 1\n    return i\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_OF_TESTS))
+def test_bool_of_a_traced_test_is_the_test_itself(name):
+    """`if bool(x.sum() > 0):`: the converted test dropped neither `bool()` (TracerBool
+    ConversionError under jit) nor, for `bool(x[0] > 1)`, the inference of `x` static
+    (non-hashable static argument); both were loud with no refusal (probe 22)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n" + BOOL_OF_TESTS[name]
+    inputs = [(np.array([3.0, 1.0, -1.0], np.float32),), (np.array([0.0, -1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted", out.report()
+    assert "bool(" not in out.converted, out.converted

@@ -67,6 +67,8 @@ class FunctionAnalysis:
                 out[name] = STATIC
             elif _static_annotation(p.annotation):
                 out[name] = STATIC
+            elif _container_annotation(p.annotation) is not None:
+                out[name] = Value(_container_annotation(p.annotation))
             else:
                 out[name] = TRACED
         if args.vararg is not None:
@@ -93,6 +95,20 @@ class FunctionAnalysis:
 
     def env_before(self, stmt) -> dict[str, Value]:
         return self.values.env_before.get(id(stmt), {})
+
+
+def _container_annotation(ann) -> Kind | None:
+    """The kind of a parameter annotated as a Python list or dict (`l: list`, `list[int]`,
+    `typing.Dict[str, float]`): a container whose items the function may change, never an
+    array (`l[0] = 5` stays as written). None for any other annotation."""
+    if isinstance(ann, gast.Subscript):
+        ann = ann.value
+    name = dotted_name(ann) if ann is not None else None
+    if name in ("list", "List", "typing.List"):
+        return Kind.LIST
+    if name in ("dict", "Dict", "typing.Dict"):
+        return Kind.DICT
+    return None
 
 
 def _static_annotation(ann) -> bool:

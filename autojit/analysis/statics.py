@@ -317,7 +317,8 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
     tested = None  # the parameters read by an `if` / `while` / ternary test (found once)
     for node in index.work:
         if type(node) is Call:
-            _visit_call(node, scope, mark, memo, inner)
+            if not _truth_of_a_test(node, parents, scope):
+                _visit_call(node, scope, mark, memo, inner)
             if isinstance(node.func, ast.Name) and node.func.id == fn.name:
                 # a call of itself: a parameter it passes on (changed) and tests decides when
                 # the recursion ends, which a traced value never could (both branches of a
@@ -695,6 +696,20 @@ def _is_string_constant(node) -> bool:
 
 def _is_bool_constant(node) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, bool)
+
+
+def _truth_of_a_test(node: ast.Call, parents: dict, scope: ModuleScope) -> bool:
+    """`bool(t)` as the test of an `if` / `while` / ternary (through not / and / or): the
+    conversion tests `t` itself, so it needs no Python number."""
+    return (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+        and not scope.binds("bool")
+        and _in_test(node, parents)
+    )
 
 
 def _in_test(node, parents: dict) -> bool:

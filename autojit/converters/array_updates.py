@@ -160,6 +160,17 @@ def _in_place_methods(ctx: Context, block: list, returns_value: bool) -> None:
         )
 
 
+def _whole_number(node) -> bool:
+    """Whether ``node`` is a number literal with a whole value (`2`, `2.0`, `-3.0`)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return (
+        isinstance(node, gast.Constant)
+        and type(node.value) in (int, float)
+        and float(node.value).is_integer()
+    )
+
+
 def _method_arguments(method: str, call) -> tuple[list, list]:
     """The arguments of NumPy's in-place method that its jax function takes: `x.sort(axis,
     kind, order, stable=)` without `kind` and `stable` (jnp.sort rejects `kind`; sorted values
@@ -772,8 +783,20 @@ def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
         msg = f"`{x}[...] = ...` -> `{x} = {x}.at[...].set(...)`"
     else:
         method = AT_METHOD_FOR_AUGOP.get(op)
-        if method == "divide" and ctx.analysis.value(base, stmt).dtype != "float":
+        dtype = ctx.analysis.value(base, stmt).dtype
+        if method == "divide" and dtype != "float":
             method = None  # `.at[].divide` makes an integer array float; NumPy keeps its dtype
+        if (
+            method == "power"
+            and dtype != "float"
+            and ctx.analysis.value(stmt.value, stmt).dtype not in ("int", "bool")
+            and not _whole_number(stmt.value)
+        ):
+            # `.at[].power(0.5)` of an int array casts the exponent to int first (16 ** 0 = 1);
+            # NumPy computes 16 ** 0.5 and casts the result (4)
+            method = None
+        if dtype == "bool":
+            method = None  # (`.at[].add(True)` of a bool array: jax has no bool scatter-add)
         if method and kind == _IndexKind.BASIC:
             new = replace(f"X = X.at[INDEX].{method}(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
             msg = f"`{x}[...] {BINOP_SYMBOL[op]}= ...` -> `{x} = {x}.at[...].{method}(...)`"

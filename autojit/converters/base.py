@@ -63,6 +63,24 @@ INFORMATIONAL_REFUSALS = frozenset({"AJ930"})
 EXPRESSION_REFUSALS = frozenset({"AJ921", "AJ940", "AJ941", "AJ942", "AJ943"})
 
 
+def bool_argument(ctx: Context, node):
+    """The argument of `bool(t)` (the builtin, rebound neither in the module nor in the
+    function), whose truth a traced test takes instead (`bool()` of a traced value fails under
+    jit); None for anything else."""
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and node.func.id == "bool"
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], gast.Starred)
+        and not ctx.scope.binds("bool")
+        and "bool" not in ctx.analysis.activity.of_block(ctx.fn.body).writes
+    ):
+        return node.args[0]
+    return None
+
+
 def first_refused(stmts):
     """The first statement in ``stmts`` (at any depth) that a converter refused to rewrite."""
     for s in walk_statements(stmts, into_functions=True):

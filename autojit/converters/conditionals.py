@@ -69,7 +69,7 @@ from ..gastconv import NodeTransformer, walk_bfs
 from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context, first_refused
+from .base import Context, bool_argument, first_refused
 from .normalize import (
     always_returns,
     has_return,
@@ -437,6 +437,9 @@ class _Conditionals:
         Inside a traced predicate (``inner``) `not` and chained comparisons are lowered even on
         Python values: an enclosing `if` converted later may pass those values as operands."""
         v = self.value(node, stmt)
+        argument = bool_argument(self.ctx, node) if v.traced else None
+        if argument is not None:  # (`if bool(x.sum() > 0):`)
+            return self.pred(argument, stmt, inner)
         lowered = isinstance(node, gast.BoolOp) or (
             inner
             and (

@@ -71,7 +71,7 @@ from ..render import _unparse, replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
-from .base import Context, first_refused
+from .base import Context, bool_argument, first_refused
 from .normalize import always_returns, surely_assigned
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -2990,6 +2990,9 @@ def _truth(ctx: Context, an: FunctionAnalysis, loop, test, as_bool: bool = True)
     make are bools already."""
     if not getattr(test, "_aj_orig", False):
         return test
+    argument = bool_argument(ctx, test)
+    if argument is not None:  # (`while bool(x[i] > 0):`)
+        return _truth(ctx, an, loop, argument, as_bool)
     v = _head_value(an, loop, test)
     jnp = ctx.names.jnp
     if v.scalar is False:

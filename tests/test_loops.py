@@ -830,10 +830,13 @@ def test_list_used_as_list_after_loop_stays_python():
 
 
 def test_list_append_in_traced_loop_refused():
+    """A count computed from traced values (a parameter as the count is inferred static now:
+    tests/test_statics.py)."""
     conv, _, _ = _convert(
         """
-        def f(x, n):
+        def f(x):
             out = []
+            n = jnp.sum(x > 0)
             for i in range(n):
                 out.append(x * i)
             return jnp.stack(out)

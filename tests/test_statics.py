@@ -463,3 +463,34 @@ def test_parameter_tested_for_a_python_type_is_static(test, static):
         exec(compile(fc.new_text, "m.py", "exec"), {"jax": jax, "jnp": jax.numpy}, ns)
         got = jax.jit(ns["f"], static_argnames=fc.static_argnames)(np.ones(3, np.float32), 2.0)
         np.testing.assert_array_equal(np.asarray(got), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    ("body", "count"),
+    [
+        ("    out = []\n    for i in range(n):\n        out.append(x * i)\n"
+         "    return jnp.stack(out)\n", "n"),
+        ("    out = [x]\n    for i in range(1, k + 1, 2):\n        if i > 2:\n"
+         "            out.append(x * i)\n    return jnp.stack(out)\n", "k"),
+        ("    rows = list()\n    for _ in range(n):\n        rows.extend([x, x + 1])\n"
+         "    return rows\n", "n"),
+    ],
+)  # fmt: skip
+def test_the_count_of_a_loop_building_a_python_list_is_static(body, count):
+    """`out = []; for i in range(n): out.append(...)`: the list needs a length jax knows when
+    tracing, so `n` is static (the loop was refused, AJ935, and the function failed under jit
+    with a traced count; probe 23)."""
+    src = HEADER + f"def f(x, {count}):\n" + body
+    c = _convert(src)
+    assert c.function("f").static_argnames == (count,), c.function("f").static_arguments
+    for r in c.refusals:  # (kept as Python where the list is not stacked item by item)
+        assert r.code == "AJ935" and "not known" not in r.reason, r
+    _run_both(c, src, "f", [(X, 3), (X, 1), (X, 4)])
+
+
+def test_a_loop_appending_to_something_other_than_a_list_infers_nothing():
+    src = HEADER + (
+        "def f(x, n, acc):\n    for i in range(n):\n        acc.append(x * i)\n"
+        "    return x\n"
+    )
+    assert _convert(src).function("f").static_argnames == ()

@@ -337,6 +337,20 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
             for part in _slice_bounds(node.slice):
                 mark(part, "it is a slice bound, which sets the size of the slice")
 
+    # `out = []; for i in range(n): out.append(...)`: a loop that builds a Python list runs
+    # as Python (a traced count gives the list no length), so its count must be static
+    for loop in index.assigns:
+        if type(loop) is ast.For and _range_call(loop.iter, scope):
+            grown = _list_grown_in(loop, index.assigns)
+            if grown is not None:
+                for a in loop.iter.args:
+                    if not isinstance(a, ast.Starred):
+                        mark(
+                            a,
+                            f"it is the count of a loop that builds the Python list `{grown}` "
+                            f"(its length must be known when jax traces)",
+                        )
+
     for p, why, at in _flags_and_non_arrays(index.names, params, parents, scope):
         if p not in arrays:
             candidates.setdefault(p, []).append(StaticReason(p, at, why))
@@ -356,6 +370,60 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
         if p in candidates:
             out.append(min(candidates[p], key=lambda r: _position(r.node)))
     return out
+
+
+def _range_call(node, scope: ModuleScope) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and not node.keywords
+        and not scope.binds("range")
+    )
+
+
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
+
+
+def _list_grown_in(loop: ast.For, assigns: list) -> str | None:
+    """The name of a list the loop's body grows (`out.append(v)` as a statement), where the
+    function binds that name to a list display (`out = []`, `out = [x]`) or `list()`."""
+    lists = {
+        t.id
+        for a in assigns
+        if type(a) is ast.Assign
+        and (
+            isinstance(a.value, ast.List)
+            or (
+                isinstance(a.value, ast.Call)
+                and isinstance(a.value.func, ast.Name)
+                and a.value.func.id == "list"
+            )
+        )
+        for t in a.targets
+        if isinstance(t, ast.Name)
+    }
+    if not lists:
+        return None
+    stack = list(loop.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if (
+            isinstance(st, ast.Expr)
+            and isinstance(st.value, ast.Call)
+            and isinstance(st.value.func, ast.Attribute)
+            and st.value.func.attr in _LIST_GROWERS
+            and isinstance(st.value.func.value, ast.Name)
+            and st.value.func.value.id in lists
+        ):
+            return st.value.func.value.id
+        for field in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(st, field, None) or ())
+        for h in getattr(st, "handlers", None) or ():
+            stack.extend(h.body)
+    return None
 
 
 def _defaults(args) -> dict:

@@ -1256,13 +1256,24 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 v = an.value(f.value, s)
                 if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN):
                     what = "a list" if v.kind is Kind.LIST else "a Python object"
+                    if _static_count(an, loop):
+                        # (appended under a condition, or read as a list after the loop)
+                        why = (
+                            "it is not only stacked after the loop with one item per "
+                            "iteration, so it has no `lax.scan` form; left as Python, which "
+                            "jax unrolls (the count is known when it traces)"
+                        )
+                    else:
+                        why = (
+                            "the number of iterations is not known when jax traces, so it has "
+                            "no fixed-shape array form; left as Python (preallocate an array "
+                            "and update it with `.at[i].set(...)`)"
+                        )
                     return (
                         "AJ935",
                         s,
                         f"`{base}.{f.attr}(...)` changes {what} in place at each iteration; "
-                        f"the number of iterations is not known when jax traces, so it has no "
-                        f"fixed-shape array form; left as Python (preallocate an array and "
-                        f"update it with `.at[i].set(...)`)",
+                        f"{why}",
                     )
     for s in _own_statements(loop.body):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
@@ -1915,6 +1926,17 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
         for n in order
         if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
     ]
+
+
+def _static_count(an: FunctionAnalysis, loop) -> bool:
+    """Whether the loop is a `for` over a `range` whose bounds are known when jax traces."""
+    it = getattr(loop, "iter", None)
+    return (
+        isinstance(loop, gast.For)
+        and isinstance(it, gast.Call)
+        and dotted_name(it.func) == "range"
+        and all(an.value(a, loop).static for a in it.args)
+    )
 
 
 def _live_after(an: FunctionAnalysis, loop) -> frozenset[str] | set[str]:

@@ -821,7 +821,7 @@ class _Record:
             if _is_user_function(value, fn):
                 out.append((name, value, [], functools.partial(_cell_contents, cell)))
         if modules:
-            found: dict[str, tuple[types.FunctionType, list[ast.Attribute]]] = {}
+            found: dict[str, tuple[types.FunctionType, list[ast.Attribute], Callable[[], Any]]] = {}
             tree = self._module_tree()
             # (a name the function binds anywhere, a nested function's parameter or a
             # comprehension's variable too, may hold another module or class there)

@@ -301,9 +301,9 @@ def convertible_functions(
 
     def add(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
         first = min([node, *node.decorator_list], key=lambda n: (n.lineno, n.col_offset))
-        start = index.ast_offset(first.lineno, first.col_offset)
-        if first is not node:
-            start -= 1  # the '@'
+        # (from the start of its first line: a method's `def` or decorator is indented, and a
+        # quick-fix asked for at column 1 of that line is for it)
+        start = index.line_starts[first.lineno - 1]
         end = index.ast_offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
         out.append(FunctionSpan(qualname, start, end))
 

@@ -494,6 +494,8 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
             units = analyse_units(fn, scope, static_names)  # the tree may have changed
         last = []
         for unit, analysis in reversed(units):
+            if unit is not fn and getattr(unit, "_aj_orig", False) and _skipped(unit, src):
+                continue  # (`# autojit: skip` on a nested function's `def` line)
             ctx = Context(filename, src, scope, unit, analysis, names, options)
             convert(ctx)
             ctxs.append(ctx)

@@ -1028,3 +1028,25 @@ def test_a_parameter_annotated_as_a_list_keeps_its_item_assignment():
     )
     c = convert(src)
     assert ".at[" not in c.text and c.text == src, c.text
+
+
+def test_a_bare_noqa_on_the_last_line_of_a_block_is_that_statements_only():
+    """`s = s + x[i]  # noqa` ends the body of an `if` and a `for`: a bare noqa there silenced
+    both (their end line), and the loop failed under jit with no finding (probe 29)."""
+    src = HEADER + (
+        "def f(x):\n    s = jnp.zeros(())\n    for i in range(x.shape[0]):\n"
+        "        if x[i] > 0:\n            s = s + x[i]  # noqa\n    return s\n"
+    )
+    c = check(src, "f", [((np.array([1.0, -2.0, 3.0], np.float32),), {})])
+    assert {"AJ101", "AJ203"} <= {ch.code for ch in c.changes}, c.changes
+
+
+def test_a_row_swap_reads_its_rows_with_an_array_index():
+    """`U[[0, p]] = U[[p, 0]]`: the value's list index was left as a list, which JAX rejects
+    (probe 27: the LU pivot swap failed under jit, nothing refused)."""
+    src = HEADER + (
+        "def f(U):\n    p = jnp.argmax(jnp.abs(U[:, 0]))\n    if p != 0:\n"
+        "        U[[0, p]] = U[[p, 0]]\n    U[[1, 2]] = U[[2, 1]]\n    return U\n"
+    )
+    u = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    check(src, "f", [((u,), {}), ((u[::-1].copy(),), {})])

@@ -2369,3 +2369,60 @@ def test_bool_of_a_traced_test_is_the_test_itself(name):
     out = oracle.run(src, inputs, name="f", decorator=True)
     assert out.kind == "converted", out.report()
     assert "bool(" not in out.converted, out.converted
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a loop returning an int before a `return 0.5` after it: one carried float32 result
+        "    for i in range(x.shape[0]):\n        if x[i] > 2.0:\n            return 16777215 + i\n"
+        "    return 0.5\n",
+        "    i = 0\n    while i < x.shape[0]:\n        if x[i] > 2.0:\n            return True\n"
+        "        i = i + 1\n    return 0\n",
+        # `x.shape[0]` is a Python int (its kind was not known: jax's TypeError, no refusal)
+        "    k = x.shape[0]\n    if x[0] > 0:\n        return k\n    return -1.0\n",
+        # `cnt += 0.5` of `cnt = 0` on one path (the sum's kind was not followed)
+        "    cnt = 0\n    if x[0] > 0:\n        cnt += 0.5\n    return x * 2, cnt\n",
+    ],
+)
+def test_values_of_two_kinds_from_loops_and_sizes_are_refused(body):
+    """Probes 22 and 28: each gave a float32 for a Python int (silent), or failed under jit
+    with nothing refused."""
+    _assert_refused_aj918(HEADER + "def f(x):\n" + body)
+
+
+def test_in_of_a_parameter_that_may_be_a_tuple_stays_pythons():
+    """`i in axes` of a parameter (a tuple as often as an array): `jnp.any(axes == i)` would be
+    False for a tuple; left as Python's `in` (the corpus showed `static_argnums`, `axis`)."""
+    src = HEADER + "def f(x, axes):\n    if 1 in axes:\n        x = x * 2\n    return x\n"
+    assert "jnp.any" not in convert(src).text
+
+
+@pytest.mark.parametrize("test", ["3 in x", "3.0 not in x", "not (1 in x)"])
+def test_in_of_a_traced_array_is_numpys_any(test):
+    """`if 3 in x:` is NumPy's `(x == 3).any()`; it was left as `3 in x` inside `jnp.where`
+    (bool() of a traced array, loud; probe 22)."""
+    src = HEADER + (
+        f"def f(x):\n    x = jnp.asarray(x, jnp.float32)\n    if {test}:\n        x = x * 2\n"
+        "    return x\n"
+    )
+    inputs = [(np.array([3.0, 1.0], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    from tests.fuzz import oracle
+
+    out = oracle.run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize("fn", ["jnp.exp(x)", "jnp.cosh(x)", "jnp.expm1(x)"])
+def test_a_guard_against_overflow_is_a_cond_with_a_finite_gradient(fn):
+    """`if x < 80.0: y = jnp.exp(x)`: as `jnp.where` both branches are computed, exp(100) is
+    inf and the gradient at 100 is NaN (the original's is 1.0); a `lax.cond` computes only the
+    branch taken (probe 26)."""
+    src = HEADER + f"def f(x):\n    if x < 80.0:\n        y = {fn}\n    else:\n        y = x\n    return y\n"
+    c = convert(src)
+    assert "lax.cond" in c.text, c.text
+    original, converted = load(src)["f"], load(c.text)["f"]
+    for v in (100.0, 1.0):
+        expected = jax.grad(original)(jnp.float32(v))
+        got = jax.jit(jax.grad(converted))(jnp.float32(v))
+        np.testing.assert_allclose(got, expected, rtol=1e-5)

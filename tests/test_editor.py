@@ -442,6 +442,20 @@ def test_fix_only_touches_the_function_at_the_cursor() -> None:
     assert [d["range"]["start"]["line"] for d in action["diagnostics"]] == [12]
 
 
+@pytest.mark.parametrize("line", ["5", "9", "10"])
+def test_fix_at_column_one_of_a_methods_def_or_decorator_line(line: str) -> None:
+    """A method's `def` and decorator lines are indented: `--line N` with the default column 1
+    found no function there and printed null (probe 29)."""
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\nclass M:\n    def apply(self, x):\n"
+        "        x[0] = 1.0\n        return x\n\n    @staticmethod\n    def upd(x):\n"
+        "        x[1] = 2.0\n        return x\n"
+    )
+    action = fix("-", "--line", line, input=text)
+    name = "M.apply" if line == "5" else "M.upd"
+    assert action is not None and action["title"] == f"Make `{name}` jittable (autojit)"
+
+
 @pytest.mark.parametrize("line", ["1", "3", "19", "27", "500"])
 def test_fix_null_when_no_function_or_nothing_to_fix(line: str) -> None:
     # 1: import, 3: blank between functions, 19: `class C:`, 27: `plain` (nothing to fix),

@@ -272,3 +272,16 @@ def test_selections_that_jit_takes_are_not_reported():
         "def f(x, i):\n    idx = jnp.argsort(x)[:2]\n    return x[idx], x[True], A[A > 1], x[i]\n"
     )
     assert "AJ921" not in {r.code for r in convert(src).refusals}
+
+
+@pytest.mark.parametrize(
+    "expr", ["x[~m].sum()", "x[m & (x > 0)].mean()", "len(x[m & (x > 0)])", "jnp.max(x[~m])"]
+)
+def test_a_selection_by_an_expression_of_a_parameter_mask(expr):
+    """`x[~m].sum()` with a parameter `m` (a mask or integer indices, as the caller passes):
+    only a bare `x[m]` was rewritten; these failed under jit (NonConcreteBooleanIndexError)
+    with nothing refused (probe 26)."""
+    src = HEADER + f"def f(x, m):\n    return {expr}\n"
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    check(src, [(x, np.array([True, False, True, False])), (x, np.array([False, True, True, True]))])
+    assert "jnp.result_type(" in convert(src).text  # (the mask's dtype chosen when tracing)

@@ -64,6 +64,17 @@ NOOP = {
         "    x[i] = 1.0\n    return x\n"
     ),
     "noqa": "import jax.numpy as jnp\n\n\ndef f(x):\n    x[0] = 1.0  # noqa: AJ301\n    return x\n",
+    # (probe 29: the `if` was restructured, an `else:` added and the comment moved above it)
+    "noqa-on-a-returning-if": (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n    y = jnp.sin(x)\n"
+        "    if x.sum() > 0:  # noqa: AJ101\n        return y * 2\n    return y\n"
+    ),
+    # (probe 29: `# autojit: skip` on a nested `def` was ignored)
+    "skip-comment-on-a-nested-def": (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n    def pick(b):  # autojit: skip\n"
+        "        if b[0] > 0:\n            return b * 2\n        return b\n"
+        "    return pick(x) + jnp.zeros(3)\n"
+    ),
     "string-that-looks-like-code": (
         'import jax\n\n\ndef f(x):\n    """x[0] = 1.0"""\n    s = "x[0] = 1.0"\n    return x, s\n'
     ),

@@ -494,3 +494,23 @@ def test_a_loop_appending_to_something_other_than_a_list_infers_nothing():
         "    return x\n"
     )
     assert _convert(src).function("f").static_argnames == ()
+
+
+@pytest.mark.parametrize(
+    ("signature", "body", "reason"),
+    [
+        ("x, mode: str", "    match mode:\n        case 'sum':\n            return x.sum()\n"
+         "        case _:\n            return x.mean()\n", "annotated `str`"),
+        ("x, mode", "    return getattr(jnp, mode)(x)\n", "names an attribute"),
+        ("x, mode", "    m = mode.lower()\n    if m == 'sum':\n        return x.sum()\n"
+         "    return x.mean()\n", "`.lower()`"),
+    ],
+)  # fmt: skip
+def test_string_parameters_are_static(signature, body, reason):
+    """A parameter that can only be a string (annotated `str`, an attribute's name, a string
+    method's receiver) reached jit as an argument (probe 22: 'not a valid JAX type')."""
+    src = HEADER + f"def f({signature}):\n" + body
+    c = _convert(src)
+    (arg,) = c.function("f").static_arguments
+    assert arg.name == "mode" and reason in arg.reason, arg
+    _run_both(c, src, "f", [(X, "sum"), (X, "mean")])

@@ -355,6 +355,13 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
         if p not in arrays:
             candidates.setdefault(p, []).append(StaticReason(p, at, why))
 
+    # a parameter annotated `str`: a string, which jit can only take as a static argument (the
+    # analyses take it as static too)
+    for a in args.posonlyargs + args.args + args.kwonlyargs:
+        if a.arg not in candidates and _string_annotation(a.annotation):
+            why = "it is annotated `str`: a Python string, not an array"
+            candidates[a.arg] = [StaticReason(a.arg, a, why)]
+
     # a string or bool default: a Python option chosen by the caller. The analyses take it as
     # static (its `if`s stay Python), so jit must too.
     for p, default in _defaults(args).items():
@@ -424,6 +431,12 @@ def _list_grown_in(loop: ast.For, assigns: list) -> str | None:
         for h in getattr(st, "handlers", None) or ():
             stack.extend(h.body)
     return None
+
+
+def _string_annotation(ann) -> bool:
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):  # (`mode: "str"`)
+        return ann.value == "str"
+    return isinstance(ann, ast.Name) and ann.id == "str"
 
 
 def _defaults(args) -> dict:
@@ -668,15 +681,23 @@ def _flags_and_non_arrays(names: list, params: list[str], parents: dict, scope: 
             }
         ):
             if string_use:
-                out.append(
-                    (p, "it is compared to a string (a string is not an array)", string_use[0])
-                )
+                out.append((p, _string_use_reason(string_use[0], parents), string_use[0]))
             else:
                 first = next(n for k, n in occ if k == "flag")
                 out.append(
                     (p, "it is a Python flag that chooses a code path (used only in tests)", first)
                 )
     return out
+
+
+def _string_use_reason(node, parents: dict) -> str:
+    """Why a parameter read as a string (see `_use_kind`) is static, in words."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call):
+        return f"it names an attribute (`{dotted_name(parent.func)}()`): a string is not an array"
+    if isinstance(parent, ast.Attribute):
+        return f"it is a string (`.{parent.attr}()`): a string is not an array"
+    return "it is compared to a string (a string is not an array)"
 
 
 def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
@@ -713,15 +734,21 @@ def _use_kind(node, parents: dict, scope: ModuleScope) -> str:
             return "none-check"
         if dotted_name(parent.func) == "len":
             return "neutral"
+        if (
+            dotted_name(parent.func) in ("getattr", "hasattr")
+            and parent.args[1:2] == [node]
+            and not scope.binds(dotted_name(parent.func) or "")
+        ):
+            return "string"  # (`getattr(jnp, mode)`: an attribute's name)
         return "value"
     if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRIBUTES:
         return "neutral"
     if isinstance(parent, ast.Attribute) and parent.attr in _STR_METHODS:
-        # `mode.lower() == "train"`: a string method whose result is compared to a string
+        # `mode.lower() == "train"`, `m = mode.lower()`: a method of strings that arrays do not
+        # have
         call = parents.get(id(parent))
         if isinstance(call, ast.Call) and call.func is parent:
-            if _use_kind(call, parents, scope) in ("string", "flag"):
-                return "string"
+            return "string"
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         others = [o for o in operands if o is not node]
@@ -774,7 +801,7 @@ def _truth_of_a_test(node: ast.Call, parents: dict, scope: ModuleScope) -> bool:
         and node.func.id == "bool"
         and len(node.args) == 1
         and not node.keywords
-        and not isinstance(node.args[0], ast.Starred)
+        and not isinstance(node.args[0], (ast.Starred, ast.Name, ast.Attribute))
         and not scope.binds("bool")
         and _in_test(node, parents)
     )

@@ -394,6 +394,12 @@ class ValueAnalysis:
             base = self.value(node.value, env)
             idx = self.value(node.slice, env)
             if base.static and idx.static:
+                if (
+                    isinstance(node.value, gast.Attribute)
+                    and node.value.attr == "shape"
+                    and not isinstance(node.slice, gast.Slice)
+                ):
+                    return Value(Kind.STATIC, "int", True)  # (`x.shape[0]`: a Python int)
                 return STATIC
             if base.kind in (Kind.TRACED, Kind.NUMPY) or idx.traced:
                 kind = Kind.TRACED if (base.traced or idx.traced) else Kind.NUMPY
@@ -417,7 +423,7 @@ class ValueAnalysis:
                 return Value(Kind.LIST)
             if isinstance(node.op, gast.Mult) and Kind.LIST in (a.kind, b.kind):
                 return Value(Kind.LIST)  # `[0] * n`: a Python list, mutable as it is
-            return v._replace(shape_of=shape_of, dtype=_arithmetic_dtype(node.op, a, b, v))
+            return v._replace(shape_of=shape_of, dtype=arithmetic_dtype(node.op, a, b, v))
         if isinstance(node, gast.UnaryOp):
             v = self.value(node.operand, env)
             if isinstance(node.op, gast.Not):
@@ -585,8 +591,7 @@ class ValueAnalysis:
                     "argmin",
                 ):
                     if not node.args and not node.keywords:
-                        dtype = "int" if method in ("argmax", "argmin") else None
-                        return Value(Kind.TRACED, dtype, True)
+                        return Value(Kind.TRACED, _reduced_dtype(method, base.dtype), True)
                 if method == "item":
                     return Value(Kind.TRACED, None, True)
                 if method in ("tolist",):
@@ -685,11 +690,13 @@ class ValueAnalysis:
         ):
             return Value(Kind.TRACED, "int", False)
         if (
-            short in ("sum", "mean", "max", "min", "prod", "dot", "vdot", "linalg.norm", "norm")
+            short in ("sum", "mean", "max", "min", "prod", "dot", "vdot", "linalg.norm", "norm",
+                      "std", "var")
             and len(node.args) == 1
             and not node.keywords
-        ):
-            return Value(Kind.TRACED, None, True)
+        ):  # fmt: skip
+            dtype = _reduced_dtype(short, args[0].dtype if args else None)
+            return Value(Kind.TRACED, dtype, True)
         if short in ("asarray", "array") and node.args:
             first = self.value(node.args[0], env)
             if (
@@ -731,7 +738,50 @@ _RANK = {"bool": 0, "int": 1, "float": 2}
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow)
 
 
-def _arithmetic_dtype(op, a: Value, b: Value, v: Value) -> str | None:
+def _reduced_dtype(reduction: str, dtype: str | None) -> str | None:
+    """The kind of a whole-array reduction's result of an array of kind ``dtype``: a float for
+    `std` / `var` (of complex ones too) and `mean` of a real array, an int for `argmax`, the
+    array's own for `max` / `min`, and for `sum` / `prod` a float array's float or a bool or
+    int array's int; None where it is not known."""
+    if reduction in ("std", "var"):
+        return "float"
+    if reduction in ("argmax", "argmin"):
+        return "int"
+    if reduction == "mean":
+        return "float" if dtype in ("bool", "int", "float") else None
+    if reduction in ("max", "min"):
+        return dtype if dtype in ("bool", "int", "float") else None
+    if reduction in ("sum", "prod"):
+        return {"bool": "int", "int": "int", "float": "float"}.get(dtype or "")
+    return None
+
+
+def mixed_returned_kinds(returned: list, value) -> tuple[int | None, list[str]] | None:
+    """For the values that the paths of a traced choice return (``returned``: (expression,
+    statement) pairs; ``value(expression, statement)`` their values): where in one place (the
+    whole value, or item k of a tuple of the same length on every path) one of them is a Python
+    number and they are of two kinds or more, every kind known ('bool' / 'int' / 'float'):
+    (k or None, each kind in words, `a Python int`, `an array of floats`). Python returns each
+    path's type; a traced result has one dtype. None otherwise."""
+    arities = {len(e.elts) if isinstance(e, gast.Tuple) else None for e, _ in returned}
+    if len(arities) != 1:
+        return None
+    arity = arities.pop()
+    for k in range(arity) if arity is not None else [None]:
+        values = [value(e if k is None else e.elts[k], st) for e, st in returned]
+        if not any(v.static for v in values) or any(
+            not (v.static or v.traced) or v.dtype not in _RANK for v in values
+        ):
+            continue
+        if len({v.dtype for v in values}) > 1:
+            words = {
+                f"a Python {v.dtype}" if v.static else f"an array of {v.dtype}s" for v in values
+            }
+            return k, sorted(words)
+    return None
+
+
+def arithmetic_dtype(op, a: Value, b: Value, v: Value) -> str | None:
     """The kind of `a op b` where both operands' kinds are known and the operation is
     arithmetic: the higher of the two (an int array times a float is a float), a float for `/`;
     None for two bools (Python's `True + True` is 2, jax's a bool) and for Python containers."""

@@ -624,6 +624,24 @@ def _array_index(ctx: Context, index, stmt=None):
     return index
 
 
+def _array_indices_in(ctx: Context, value, stmt) -> None:
+    """The list indices of traced arrays read in ``value`` as `jnp.asarray(...)`, in place:
+    `x[[0, p]] = x[[p, 0]]` (a row swap) reads with a list, which JAX rejects."""
+    for n in walk(value):
+        if (
+            isinstance(n, gast.Subscript)
+            and (
+                isinstance(n.slice, gast.List)
+                or (
+                    isinstance(n.slice, gast.Tuple)
+                    and any(isinstance(e, gast.List) for e in n.slice.elts)
+                )
+            )
+            and ctx.analysis.value(n.value, stmt).traced
+        ):
+            n.slice = _array_index(ctx, n.slice)
+
+
 def _flat_targets(targets):
     """Assignment targets with tuple/list targets (`x[0], x[1] = ...`) unpacked."""
     for t in targets:
@@ -779,6 +797,7 @@ def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
     if not ctx.allowed(code, stmt):
         return
     if op is None:
+        _array_indices_in(ctx, stmt.value, stmt)
         new = replace("X = X.at[INDEX].set(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
         msg = f"`{x}[...] = ...` -> `{x} = {x}.at[...].set(...)`"
     else:

@@ -65,15 +65,16 @@ EXPRESSION_REFUSALS = frozenset({"AJ921", "AJ940", "AJ941", "AJ942", "AJ943"})
 
 def bool_argument(ctx: Context, node):
     """The argument of `bool(t)` (the builtin, rebound neither in the module nor in the
-    function), whose truth a traced test takes instead (`bool()` of a traced value fails under
-    jit); None for anything else."""
+    function) of a computed value (`bool(x.sum() > 0)`, `bool(x[0])`), whose truth a traced
+    test takes instead (`bool()` of a traced value fails under jit); None for anything else."""
     if (
         isinstance(node, gast.Call)
         and isinstance(node.func, gast.Name)
         and node.func.id == "bool"
         and len(node.args) == 1
         and not node.keywords
-        and not isinstance(node.args[0], gast.Starred)
+        # (not of a bare name: a parameter may be a tuple, whose truth is its length's)
+        and not isinstance(node.args[0], (gast.Starred, gast.Name, gast.Attribute))
         and not ctx.scope.binds("bool")
         and "bool" not in ctx.analysis.activity.of_block(ctx.fn.body).writes
     ):
@@ -178,7 +179,14 @@ class Context:
         line = getattr(node, "lineno", None)
         if line is None:
             return False
-        for ln in {line, getattr(node, "end_lineno", line) or line}:
+        body = getattr(node, "body", None)
+        if isinstance(node, gast.stmt) and isinstance(body, list) and body:
+            # a compound statement: its header's lines (`if c:`; a bare `# noqa` on the last
+            # line of its body is that statement's, not the `if`'s)
+            lines = set(range(line, max(line, getattr(body[0], "lineno", line) - 1) + 1))
+        else:
+            lines = {line, getattr(node, "end_lineno", line) or line}
+        for ln in lines:
             m = _NOQA.search(self.source.line_text(ln))
             if m:
                 codes = m.group("codes")

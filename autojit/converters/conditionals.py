@@ -65,6 +65,7 @@ from ..analysis.effects import (
     zero_argument_super,
 )
 from ..analysis.statements import walk_statements
+from ..analysis.values import arithmetic_dtype, mixed_returned_kinds
 from ..gastconv import NodeTransformer, walk_bfs
 from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
@@ -91,8 +92,9 @@ _BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"
 # (`lax.cond` differentiates the branch taken, as Python's `if` does)
 _DOMAIN_RESTRICTED = frozenset(
     """sqrt log log1p log2 log10 arcsin arccos arctanh arccosh reciprocal divide true_divide
-    floor_divide mod remainder power float_power tan""".split()
-)
+    floor_divide mod remainder power float_power tan exp exp2 expm1 cosh sinh cbrt""".split()
+)  # (and those that overflow or whose derivative is infinite somewhere: `if x < 80:
+# y = jnp.exp(x)` as `jnp.where` gives a NaN gradient where exp(x) is inf, a `lax.cond` none)
 
 
 def _outside_its_domain(node) -> bool:
@@ -335,6 +337,8 @@ class _Conditionals:
                 if not isinstance(s, gast.If) or not has_return([s]):
                     continue
                 if self._test_kind(s) is Kind.TRACED:
+                    if not (self.ctx.allowed("AJ101", s) and self.ctx.allowed("AJ107", s)):
+                        continue  # (`# noqa: AJ101` on it: left as written, nothing lifted)
                     if top or not (always_returns(s.body) and always_returns(s.orelse)):
                         return True
                     # (inside a static `if`, one that returns on every path becomes
@@ -478,6 +482,20 @@ class _Conditionals:
                 # (`x[:1] in (1, 2)`: Python's truth of its one item)
                 out = replace_expr(f"{jnp}.reshape(A, ())", A=out)
             return out
+        if (
+            isinstance(node, gast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], (gast.In, gast.NotIn))
+            and self.value(node.comparators[0], stmt).kind is Kind.TRACED
+            and self.value(node.comparators[0], stmt).dtype in _KIND_RANK
+        ):
+            # `3 in x` of an array: NumPy's `(x == 3).any()` (bool() of a traced one fails).
+            # Only of a known array: of a tuple, list or string (a parameter may be one) `in`
+            # is Python's, and `tuple == 3` is False
+            form = f"{jnp}.any(C == A)"
+            if isinstance(node.ops[0], gast.NotIn):
+                form = f"{jnp}.logical_not({form})"
+            return replace_expr(form, C=node.comparators[0], A=node.left)
         if v.scalar is False:
             # an array of at least one axis (`x[:1] > 0`): Python's truth of it is that of its
             # one item (and an error for more); jnp.where and lax.cond need a scalar
@@ -855,6 +873,18 @@ class _Conditionals:
         dtype instead: `r = a / d` / `r = 0`)."""
         types: dict[str, set[str | None]] = {}
         for st in _walk_as_written(s.body + s.orelse):
+            if (
+                isinstance(st, gast.AugAssign)
+                and isinstance(st.target, gast.Name)
+                and st.target.id in python_values
+            ):
+                # (`cnt += 0.5` of `cnt = 0`: the kind of the sum)
+                before = self.value(st.target, st)
+                v = self.value(st.value, st)
+                if (before.static or before.traced) and (v.static or v.traced):
+                    dtype = arithmetic_dtype(st.op, before, v, before)
+                    types.setdefault(st.target.id, set()).add(dtype)
+                continue
             if not isinstance(st, gast.Assign):
                 continue
             v = self.value(st.value, st)
@@ -1777,29 +1807,22 @@ class _Conditionals:
         dtype (the int was made a float32, 16777216.0). Where a dtype is not known (a
         parameter's) nothing is said, as for an assigned name (`_mixed_python_types`)."""
         rets = [
-            r for r in _walk(s.body + s.orelse) if isinstance(r, gast.Return) and r.value is not None
+            (r.value, r)
+            for r in _walk(s.body + s.orelse)
+            if isinstance(r, gast.Return) and r.value is not None
         ]
-        arities = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else None for r in rets}
-        if len(arities) != 1:
-            return
-        arity = arities.pop()
-        for k in range(arity) if arity is not None else [None]:
-            values = [self.value(r.value if k is None else r.value.elts[k], r) for r in rets]
-            if not any(v.static for v in values) or any(
-                not (v.static or v.traced) or v.dtype not in _KIND_RANK for v in values
-            ):
-                continue
-            if len({v.dtype for v in values}) > 1:
-                kinds = {_a_kind(v) for v in values}
-                place = f" (the result's item {k})" if k is not None else ""
-                raise _Refused(
-                    "AJ918",
-                    s,
-                    f"the paths of the traced condition `{self._src(s.test)}` return values of "
-                    f"different types{place}: {', '.join(sorted(kinds))}; Python returns each "
-                    f"path's type, a traced result has one dtype; give them one type on every "
-                    f"path (`0.0` for `0`)",
-                )
+        mixed = mixed_returned_kinds(rets, self.value)
+        if mixed is not None:
+            k, kinds = mixed
+            place = f" (the result's item {k})" if k is not None else ""
+            raise _Refused(
+                "AJ918",
+                s,
+                f"the paths of the traced condition `{self._src(s.test)}` return values of "
+                f"different types{place}: {', '.join(kinds)}; Python returns each path's type, "
+                f"a traced result has one dtype; give them one type on every path (`0.0` for "
+                f"`0`)",
+            )
 
     def _plan_returning(self, s) -> _Plan:
         an = self.an

@@ -65,6 +65,7 @@ from ..analysis.effects import (
 )
 from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
+from ..analysis.values import mixed_returned_kinds
 from ..gastconv import walk_bfs
 from ..jaxapi import AT_UPDATE_METHODS, ELEMENTWISE_FUNCTIONS, SHAPE_ARGUMENTS
 from ..render import _unparse, replace_statements
@@ -364,6 +365,12 @@ def _convert_loop(ctx: Context, block: list, loop, forced: dict[gast.AST, _Plan]
             ctx.refuse("AJ932", loop, _NO_STATE)
             if snapshot is not None:
                 snapshot.restore(ctx)  # (slices made dynamic taken back)
+            return False
+        mixed = _returned_kinds(ctx, an, block, loop)
+        if mixed is not None:
+            ctx.refuse("AJ918", loop, mixed)
+            if snapshot is not None:
+                snapshot.restore(ctx)
             return False
         lowered = _lower_exits(ctx, block, loop, plan, forced)
         if snapshot is not None:
@@ -1926,6 +1933,28 @@ def _state_names(an: FunctionAnalysis, loop, plan: _Plan) -> list[str]:
         for n in order
         if n in writes and (n in live_after or (n in exposed and n not in plan.targets))
     ]
+
+
+def _returned_kinds(ctx: Context, an: FunctionAnalysis, block: list, loop) -> str | None:
+    """AJ918's reason where the loop returns (`return 16777215 + i` in it) and the `return`
+    after it gives a value of another kind (`return 0.5`): converted, both are one carried
+    result, of one dtype (the int came back a float32); Python returns each one's type."""
+    if "return" not in _has_exit(_live_prefix(loop.body)):
+        return None
+    tail = _tail_return(block, loop, ctx.fn)
+    if tail is None:
+        return None  # (`if returned: return v` follows the loop: the conditionals judge it)
+    returned = [(s.value, s) for kind, s in _exits(loop.body) if kind == "return" and s.value]
+    mixed = mixed_returned_kinds([*returned, (tail.value, tail)], an.value)
+    if mixed is None:
+        return None
+    k, kinds = mixed
+    place = f" (the result's item {k})" if k is not None else ""
+    return (
+        f"the loop returns a value of another type than the `return` after it{place}: "
+        f"{', '.join(kinds)}; converted, both would be one carried result of one dtype, and "
+        f"Python returns each one's type; give them one type (`0.0` for `0`)"
+    )
 
 
 def _static_count(an: FunctionAnalysis, loop) -> bool:

@@ -322,15 +322,17 @@ class _Rewriter(StatementExpressionRewriter):
                 f"than once; compute the mask in a statement before",
             )
             return None
-        if mv.dtype is None and isinstance(mask, gast.Name) and mv.kind is Kind.TRACED:
+        if mv.dtype is None and mv.kind is Kind.TRACED and _of_names(mask):
             if an.values.enclosing:
                 # a nested function's `x[i]`: its caller gives `i` (a lax loop's index or carry,
                 # autojit's own loop bodies): integers work as written, a mask fails loudly
                 # (as for `.at[i]` in array_updates); the first conversion knew `i` an int
                 return None
-            # a parameter (or a value of unknown dtype) may be a boolean mask or integer indices:
-            # chosen by its dtype at trace time, the integer form kept as written
-            return name(x.id), name(mask.id), mask.id == x.id, True
+            # a parameter (or a value of unknown dtype; `~m`, `m & (x > 0)` of one) may be a
+            # boolean mask or integer indices: chosen by its dtype at trace time, the integer
+            # form kept as written
+            same = isinstance(mask, gast.Name) and mask.id == x.id
+            return name(x.id), copy_expr(mask), same, True
         if mv.dtype != "bool":
             return None
         same = (
@@ -409,7 +411,7 @@ class _Rewriter(StatementExpressionRewriter):
         return replace_expr(
             f"NEW if {jnp}.result_type(MASK) == {jnp}.bool_ else ORIGINAL",
             NEW=new,
-            MASK=name(mask.id),
+            MASK=copy_expr(mask),
             ORIGINAL=node,
         )
 
@@ -488,3 +490,22 @@ def _elementwise_of(mask, x: str) -> bool:
     if isinstance(mask, gast.UnaryOp) and isinstance(mask.op, gast.Invert):
         return _elementwise_of(mask.operand, x)
     return False
+
+
+def _of_names(mask) -> bool:
+    """Whether ``mask`` is a name, or names and comparisons joined by `~`, `&`, `|`, `^`
+    (`~m`, `m & (x > 0)`): an expression with no call, cheap to write twice."""
+    if isinstance(mask, gast.Name):
+        return True
+    if isinstance(mask, gast.UnaryOp) and isinstance(mask.op, gast.Invert):
+        return _of_names(mask.operand)
+    if isinstance(mask, gast.BinOp) and isinstance(mask.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+        return all(_of_names(p) or _plain_comparison(p) for p in (mask.left, mask.right))
+    return False
+
+
+def _plain_comparison(node) -> bool:
+    return isinstance(node, gast.Compare) and all(
+        isinstance(p, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript))
+        for p in [node.left, *node.comparators]
+    )

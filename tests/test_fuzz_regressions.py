@@ -1411,8 +1411,9 @@ def test_helper_changing_the_array_a_loop_runs_over() -> None:
     """`for i, vi in enumerate(x): ... x = h(x, t)` with `h` changing `x[-1]`: NumPy's loop goes
     on over the changed array (its last element is the one `h` wrote), though `x` is bound
     again: `h` is refused (AJ908; converting it gave the old last element, a wrong answer). The
-    loop becomes a `lax.scan` whose body unpacks `x` from its carry: the carry is the body's
-    argument and the scan runs over `x`, so converting the output again keeps `h` refused."""
+    loop was made a `lax.scan`; it is left as Python now (AJ932: the array it runs over is
+    changed in place by `h`), which also keeps a second conversion from converting `h` where
+    the scan hid the loop (soak 14001)."""
     src = HELPER.replace("v[0] = b", "v[-1] = b") + (
         "def f(x, y, a, k):\n"
         "    n = x.shape[0]\n"
@@ -1424,7 +1425,7 @@ def test_helper_changing_the_array_a_loop_runs_over() -> None:
     )
     out = check(src)
     assert any(r.startswith("AJ908") for r in out.refusals), out.report()
-    assert "scan" in out.converted
+    assert any(r.startswith("AJ932") for r in out.refusals), out.report()
 
 
 def test_item_update_is_no_binding_of_its_names() -> None:
@@ -1763,3 +1764,29 @@ def test_a_ternary_the_loops_converter_keeps_is_not_rewritten_after() -> None:
     out = oracle.run(src, [(_ROWS, 1.0), (_ROWS, -1.0)])
     assert out.kind in oracle.OK, out.report()
     assert "jnp.where" not in out.converted, out.converted
+
+
+def test_a_helper_changing_the_iterated_array_keeps_the_loop_python() -> None:
+    """Soak seed 14001: `x = h(x, 2.0)` in `for i in x:` with `h` changing `v[-1]` in place:
+    NumPy's loop runs over the array `h` changes. The first conversion refused `h`'s update
+    (AJ908) but made the loop a scan; converting that output again converted `h` (the scan
+    hides the loop from AJ908): not idempotent. The loop is now left as Python (AJ932)."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef h(v, b):\n    v[-1] += b * 0.5\n    return v\n\n\n"
+        "def f(x, y, a, k):\n    s = 1.0\n    for i in x:\n        s = jnp.sum(h(y * 0.5, 1.5))\n"
+        "        if i < a:\n            x = h(x, 2.0)\n    return x, y, s\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ932") for r in out.refusals), out.refusals
+
+
+def test_a_lax_loops_modelled_index_argument_has_no_position() -> None:
+    """Soak seed 14001: converting an output with `jax.lax.fori_loop(0, k, _body, y)` whose body
+    calls a helper that changes its argument crashed in AJ908's search (the index argument it
+    models the body's call with has no line)."""
+    src = (
+        "import jax.numpy as jnp\nimport jax\n\n\ndef h(v, b):\n    v[0] = b\n    return v\n\n\n"
+        "def f(x, y, a, k):\n    def _body(i, y):\n        y = h(y, 0.5)\n        return y\n"
+        "    y = jax.lax.fori_loop(0, k, _body, y)\n    return x, y\n"
+    )
+    autojit.convert_source(src, "m.py", all_functions=True)

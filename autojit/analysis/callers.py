@@ -594,6 +594,8 @@ def _after(node, call: ast.Call) -> bool:
 
 
 def _inside(node, outer) -> bool:
+    if getattr(outer, "lineno", None) is None:
+        return False  # (an argument a lax loop's modelled call is given: the index, unwritten)
     start = (outer.lineno, outer.col_offset)
     end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
     return start <= (node.lineno, node.col_offset) < end

@@ -802,7 +802,9 @@ def _updated_while_iterated(ctx: Context, an: FunctionAnalysis, loop) -> tuple[s
     updated: set[str] | None = loop.__dict__.get("_aj_updated_while_iterated")
     if updated is None:
         updated = loop._aj_updated_while_iterated = _updated_names(ctx, an, loop)
-    kinds = {_write_kind(st, n) for st in _own_statements(loop.body) for n in updated}
+    kinds = {
+        _write_kind(st, n, ctx.scope) for st in _own_statements(loop.body) for n in updated
+    }
     kinds.discard(None)
     return updated, kinds
 
@@ -831,9 +833,11 @@ def _updated_names(ctx: Context, an: FunctionAnalysis, loop) -> set[str]:
     return updated
 
 
-def _write_kind(st, name: str) -> str | None:
+def _write_kind(st, name: str, scope=None) -> str | None:
     """How ``st`` writes ``name``: "item" for an item update rewritten to ``.at[]`` (NumPy's
-    in-place meaning), "rebind" for any other assignment, None when it does not."""
+    in-place meaning), "rebind" for any other assignment, None when it does not. With the
+    module's ``scope``: "mixed" for `x = h(x, ...)` of a function of the module that changes
+    that parameter's items in place (NumPy's `x` changes before it is rebound)."""
     if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
         return None
     if name not in expr_activity(getattr(st, "target", None)).writes and not any(
@@ -845,7 +849,9 @@ def _write_kind(st, name: str) -> str | None:
         # an inner loop or `if` already converted (`y = lax.fori_loop(...)`): how the code it
         # replaced wrote the name (`y[:k] = v` inside it is an item update, NumPy's in place)
         blocks = _compound_blocks(orig)
-        inner = {_write_kind(s, name) for b in blocks for s in _own_statements(b or [])}
+        inner = {
+            _write_kind(s, name, scope) for b in blocks for s in _own_statements(b or [])
+        }
         inner.discard(None)
         if inner == {"item"}:
             return "item"
@@ -861,7 +867,51 @@ def _write_kind(st, name: str) -> str | None:
     targets = getattr(orig, "targets", None) or [getattr(orig, "target", None)]
     if orig is not None and any(isinstance(t, gast.Subscript) for t in targets):
         return "item"
+    if scope is not None and _passed_to_a_changer(scope, getattr(st, "value", None), name):
+        return "mixed"
     return "rebind"
+
+
+def _passed_to_a_changer(scope, value, name: str) -> bool:
+    """Whether ``value`` is a call `h(..., name, ...)` of a function of the module that changes
+    items of the parameter it passes ``name`` for (`v[0] = b`, `v[-1] += b`)."""
+    if not (
+        isinstance(value, gast.Call)
+        and isinstance(value.func, gast.Name)
+        and value.func.id in scope.functions
+    ):
+        return False
+    fn = scope.functions[value.func.id]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    for k, a in enumerate(value.args):
+        if isinstance(a, gast.Starred):
+            return False
+        if isinstance(a, gast.Name) and a.id == name and k < len(params):
+            if params[k] in _items_changed(fn):
+                return True
+    return any(
+        isinstance(kw.value, gast.Name) and kw.value.id == name and kw.arg in _items_changed(fn)
+        for kw in value.keywords
+    )
+
+
+def _items_changed(fn) -> set[str]:
+    """The names whose items a module function (an `ast` node) assigns (`v[0] = b`, `v[i] +=
+    b`, `v[i][j] = b`), found once."""
+    found = fn.__dict__.get("_aj_items_changed")
+    if found is None:
+        found = set()
+        for n in ast.walk(fn):
+            targets = n.targets if isinstance(n, ast.Assign) else [getattr(n, "target", None)]
+            if not isinstance(n, (ast.Assign, ast.AugAssign)):
+                continue
+            for t in targets:
+                while isinstance(t, ast.Subscript):
+                    t = t.value
+                    if isinstance(t, ast.Name):
+                        found.add(t.id)
+        fn._aj_items_changed = found
+    return found
 
 
 def _compound_blocks(st) -> list[list]:

@@ -285,3 +285,23 @@ def test_a_selection_by_an_expression_of_a_parameter_mask(expr):
     x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
     check(src, [(x, np.array([True, False, True, False])), (x, np.array([False, True, True, True]))])
     assert "jnp.result_type(" in convert(src).text  # (the mask's dtype chosen when tracing)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    mu = x[x > 0].mean()\n    x[x < 0] = mu\n",
+        "    x[x < 0] = jnp.mean(x[x > 0])\n",
+        "    m = x > 1\n    x[m] -= x[m].mean()\n",
+        "    x[x < 0] = len(x[x > 0])\n",
+    ],
+)
+def test_a_mask_update_by_a_masked_reduction_converts(body):
+    """The masked reductions' own forms (`jnp.mean(x, where=m)`, `jnp.count_nonzero(m)`) are
+    one number: a mask update by one was refused as possibly not a scalar (AJ905; probe 26)."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(x):\n    x = x * 1.0\n" + body + "    return x\n"
+    inputs = [(np.array([1.0, -2.0, 3.0, 0.5], np.float32),), (np.array([-1.0, 2.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted" and not out.refusals, out.report()

@@ -590,7 +590,9 @@ class ValueAnalysis:
                     "argmax",
                     "argmin",
                 ):
-                    if not node.args and not node.keywords:
+                    if not node.args and all(
+                        k.arg in _WHOLE_ARRAY_KEYWORDS for k in node.keywords
+                    ):
                         return Value(Kind.TRACED, _reduced_dtype(method, base.dtype), True)
                 if method == "item":
                     return Value(Kind.TRACED, None, True)
@@ -693,10 +695,13 @@ class ValueAnalysis:
             short in ("sum", "mean", "max", "min", "prod", "dot", "vdot", "linalg.norm", "norm",
                       "std", "var")
             and len(node.args) == 1
-            and not node.keywords
+            and all(k.arg in _WHOLE_ARRAY_KEYWORDS for k in node.keywords)
         ):  # fmt: skip
+            # (`jnp.mean(x, where=m)`, the masked reductions' own form: a scalar too)
             dtype = _reduced_dtype(short, args[0].dtype if args else None)
             return Value(Kind.TRACED, dtype, True)
+        if short == "count_nonzero" and len(node.args) == 1 and not node.keywords:
+            return Value(Kind.TRACED, "int", True)
         if short in ("asarray", "array") and node.args:
             first = self.value(node.args[0], env)
             if (
@@ -736,6 +741,10 @@ def _keeps_dims(node: gast.Call) -> bool:
 _DISPLAYS = (gast.Tuple, gast.List)
 _RANK = {"bool": 0, "int": 1, "float": 2}
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow)
+
+
+# keywords of a reduction that leave it a reduction of the whole array to one number
+_WHOLE_ARRAY_KEYWORDS = frozenset({"where", "initial"})
 
 
 def _reduced_dtype(reduction: str, dtype: str | None) -> str | None:

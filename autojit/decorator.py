@@ -163,7 +163,9 @@ def _decorate(
     except StaleSourceError as exc:
         # converting other text than what runs would run other code: the function as it is
         code = fn.__code__
-        _warn(fn, f"{exc}; left as it is", code.co_filename, code.co_firstlineno)
+        if not _compiled_by_autojit(code):  # (a nested `def` of a converted function is
+            # converted with it already: its code is autojit's, not the file's, and no warning)
+            _warn(fn, f"{exc}; left as it is", code.co_filename, code.co_firstlineno)
         rec = _Record.unconverted(fn)
     _decorated.add(rec)
     rec.warn_refusals()
@@ -1724,6 +1726,12 @@ def _shift_change(c: Change, shift: int) -> Change:
 
 def _shift_refusal(r: Refusal, shift: int) -> Refusal:
     return Refusal(r.code, _shift_location(r.location, shift), _shift_message(r.reason, shift))
+
+
+def _compiled_by_autojit(code: types.CodeType) -> bool:
+    """Whether ``code`` is part of a conversion autojit compiled (a function defined inside a
+    converted function)."""
+    return any(code in rec.codes for rec in [*_records.values(), *_decorated])
 
 
 def _annotate(exc: BaseException) -> None:

@@ -1627,3 +1627,33 @@ def test_a_helper_rebound_after_the_first_call_is_read_on_the_next_trace(tmp_pat
     c = np.array([1.0, 2.0], np.float32)
     np.testing.assert_allclose(mod.f(c), [11.0, 21.0])
     np.testing.assert_allclose(mod.g(c), [4.0, 6.0])
+
+
+NESTED_DECORATED = '''
+import jax.numpy as jnp
+import autojit
+
+
+@autojit.convert
+def f(x):
+    @autojit.convert
+    def g(v):
+        if v[0] > 0:
+            return v + 1
+        return v
+    return g(x) * 3
+'''
+
+
+def test_a_decorated_def_inside_a_converted_function_gives_no_stale_source_warning(tmp_path):
+    """`g` is converted with `f` (its code is autojit's): its own decorator warned that the
+    file's text does not compile to the code that runs, "the file changed" (probe 25)."""
+    import warnings
+
+    mod = _import_user_module(tmp_path, "aj_nested_decorated", NESTED_DECORATED)
+    a = np.array([1.0, -2.0], np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.testing.assert_allclose(mod.f(a), [6.0, -3.0])
+        np.testing.assert_allclose(mod.f(-a), [-3.0, 6.0])
+    assert not [w for w in caught if "does not compile" in str(w.message)], caught

@@ -2911,3 +2911,34 @@ def test_a_count_used_as_a_later_bound_is_kept_python_on_every_pass():
         [(f32(3, -1, 4),)],
     )
     assert conv.text.count("fori_loop") == 1, conv.text
+
+
+def test_a_loop_indexing_a_parameter_says_how_to_make_it_an_array():
+    """`for i in range(len(x)): t = t + x[i]` with `x` a parameter: a Python list needs a Python
+    int index, so the loop stays Python; the refusal said only "a list index" among five uses
+    (probe 23). It names `x` now, and its advice converts the loop."""
+    conv, _, _ = _convert(
+        """
+        def f(x):
+            t = 0.0
+            for i in range(len(x)):
+                t = t + x[i] * i
+            return t
+        """
+    )
+    (r,) = [r for r in conv.refusals if r.code == "AJ934"]
+    assert "`x = jnp.asarray(x)` before the loop" in r.reason, r.reason
+    check(
+        """
+        def f(x):
+            x = jnp.asarray(x)
+            t = 0.0
+            for i in range(len(x)):
+                t = t + x[i] * i
+            return t
+        """,
+        "f",
+        [(f32(1, 2, 3),), (f32(5),)],
+        codes=["AJ203"],
+        exact_dtype=False,
+    )

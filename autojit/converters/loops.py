@@ -1396,6 +1396,16 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
     if plan.index_checks:
         bad = _static_index_use(ctx, an, loop, plan.index_checks, stacked, set(plan.dynamic))
         if bad is not None:
+            base = _indexed_parameter(an, loop, bad)
+            if base is not None:
+                return (
+                    "AJ934",
+                    loop,
+                    f"the loop index indexes `{base}` (line {_line(bad, loop)}), a parameter "
+                    f"not known to be an array: a Python list needs a Python int index, so "
+                    f"the loop is left as Python (jax unrolls it); `{base} = "
+                    f"{ctx.names.jnp}.asarray({base})` before the loop makes it an array",
+                )
             return (
                 "AJ934",
                 loop,
@@ -2005,6 +2015,20 @@ def _returned_kinds(ctx: Context, an: FunctionAnalysis, block: list, loop) -> st
         f"{', '.join(kinds)}; converted, both would be one carried result of one dtype, and "
         f"Python returns each one's type; give them one type (`0.0` for `0`)"
     )
+
+
+def _indexed_parameter(an: FunctionAnalysis, loop, index_use) -> str | None:
+    """The parameter ``index_use`` (a use of the loop index) indexes directly (`x[i]`, `x[i,
+    j]`), where that is why the loop stays Python; None otherwise."""
+    rebound = an.activity.of_block(an.fn.body).writes
+    for node in (n for st in loop.body for n in walk_bfs(st)):
+        if not isinstance(node, gast.Subscript) or not isinstance(node.value, gast.Name):
+            continue
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        name = node.value.id
+        if any(p is index_use for p in parts) and name in an.params and name not in rebound:
+            return name
+    return None
 
 
 def _static_count(an: FunctionAnalysis, loop) -> bool:

@@ -902,10 +902,9 @@ def _items_changed(fn) -> set[str]:
     if found is None:
         found = set()
         for n in ast.walk(fn):
-            targets = n.targets if isinstance(n, ast.Assign) else [getattr(n, "target", None)]
             if not isinstance(n, (ast.Assign, ast.AugAssign)):
                 continue
-            for t in targets:
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
                 while isinstance(t, ast.Subscript):
                     t = t.value
                     if isinstance(t, ast.Name):

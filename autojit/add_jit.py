@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .gastconv import child_nodes, walk_nodes
 from .model import Conversion, FunctionConversion, Location
 from .scope import ModuleScope, dotted_name, module_scope
 from .source import SourceText, after_header_comments, newline_of
@@ -221,7 +222,7 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
     """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in the module, by function name:
     the call that holds the static-argument keywords, and its kind."""
     out: dict[str, list[tuple[ast.Call, str]]] = {}
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
             continue
         name = node.args[0].id
@@ -312,12 +313,12 @@ def _function_edits(
 
 def _own_nodes(fn: ast.AST):
     """Nodes of ``fn`` not inside nested functions, lambdas or classes."""
-    stack = list(ast.iter_child_nodes(fn))
+    stack = list(child_nodes(fn))
     while stack:
         n = stack.pop()
         yield n
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
 
 
 def _plan(

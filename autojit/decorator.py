@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
 from .analysis.callers import argument_read_after_call, arguments_passed
-from .gastconv import ChildFields
+from .gastconv import ChildFields, walk_nodes
 from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
 
@@ -533,7 +533,7 @@ class _Record:
                 hit = False
             else:
                 tree = self._module_tree()
-                hit = any(type(n) is ast.Name and n.id == name for n in ast.walk(tree))
+                hit = any(type(n) is ast.Name and n.id == name for n in walk_nodes(tree))
             found[name] = hit
         return hit
 
@@ -828,7 +828,7 @@ class _Record:
             # (a name the function binds anywhere, a nested function's parameter or a
             # comprehension's variable too, may hold another module or class there)
             local = _names_bound_in(tree)
-            for node in ast.walk(tree):
+            for node in walk_nodes(tree):
                 if (
                     isinstance(node, ast.Attribute)
                     and isinstance(node.ctx, ast.Load)
@@ -1799,7 +1799,7 @@ def _names_bound_in(tree: ast.AST) -> set[str]:
     nested definitions."""
     out: set[str] = set()
     top = {s.name for s in getattr(tree, "body", []) if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             out.add(node.id)
         elif isinstance(node, ast.arg):

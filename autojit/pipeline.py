@@ -28,7 +28,7 @@ from .analysis.statics import (
 )
 from .converters import array_updates, conditionals, loops, masked_reductions
 from .converters.base import Context, Names, Options, WordTrigger, word_char
-from .gastconv import ChildFields, ast_to_gast_original
+from .gastconv import ChildFields, ast_to_gast_original, child_nodes, walk_nodes
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
 from .scope import ModuleScope, is_jax_module, jax_decorated, module_scope
@@ -413,11 +413,11 @@ def declared_static(fn, scope: ModuleScope) -> set[str]:
             continue
         for kw in d.keywords:
             if kw.arg == "static_argnames":
-                for c in ast.walk(kw.value):
+                for c in walk_nodes(kw.value):
                     if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         out.add(c.value)
             elif kw.arg == "static_argnums":
-                for c in ast.walk(kw.value):
+                for c in walk_nodes(kw.value):
                     if (
                         isinstance(c, ast.Constant)
                         and isinstance(c.value, int)
@@ -615,7 +615,7 @@ def _own_scope(f) -> tuple[set[str], list[str], list]:
             )
         elif isinstance(node, gast.ImportFrom) and not is_jax_module(node.module or ""):
             own.update(a.asname or a.name for a in node.names)
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return own, loads, inner
 
 
@@ -665,7 +665,7 @@ def _depth(root, target) -> int:
     def walk(node, d):
         if node is target:
             return d
-        for child in gast.iter_child_nodes(node):
+        for child in child_nodes(node):
             r = walk(child, d + 1)
             if r is not None:
                 return r

@@ -19,7 +19,7 @@ import tokenize
 
 import gast
 
-from .gastconv import gast_to_ast_line_1
+from .gastconv import child_nodes, gast_to_ast_line_1
 from .source import SourceText, _edit_start, newline_of, split_lines
 
 _SKIP_CHILD = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
@@ -977,6 +977,6 @@ def _generated_origin(g, parent: int) -> int:
         d = node.__dict__
         if d.get("_aj_orig", False) and d.get("_aj_span", False) and "lineno" in d:
             return node.lineno
-        kids = [c for c in gast.iter_child_nodes(node)]
+        kids = [c for c in child_nodes(node)]
         stack.extend(reversed(kids))
     return parent

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import gast as _gast
 
+from .gastconv import child_nodes
+
 JAX_MODULES = {"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.debug"}
 
 
@@ -208,7 +210,7 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
                         scope.int_values[t.id] = value
     elif isinstance(stmt, ast.If | ast.Try):
         # `try: import x except ImportError` and `if TYPE_CHECKING:` blocks
-        for sub in ast.iter_child_nodes(stmt):
+        for sub in child_nodes(stmt):
             if isinstance(sub, ast.stmt):
                 _visit_top(sub, scope, reassigned)
             elif isinstance(sub, ast.ExceptHandler):

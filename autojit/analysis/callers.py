@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..gastconv import walk_nodes
 from .sharing import VIEW_FUNCTIONS
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -151,7 +152,7 @@ class _Index:
                 shared.update(
                     t.id
                     for target in stmt.targets
-                    for t in ast.walk(target)
+                    for t in walk_nodes(target)
                     if type(t) is ast.Name and type(t.ctx) is ast.Store and t.id != source
                 )
         for field, value in ast.iter_fields(stmt):
@@ -189,7 +190,7 @@ class _Index:
         at = (stmt.lineno, stmt.col_offset)
         table = self.bindings.setdefault(id(scope), {})
         for target in targets:
-            for t in ast.walk(target):
+            for t in walk_nodes(target):
                 if type(t) is ast.Name and type(t.ctx) is ast.Store:  # (not `y` of `y[i] = v`)
                     for source in sources or [None]:
                         table.setdefault(t.id, []).append((at, source))
@@ -201,14 +202,14 @@ class _Index:
         bound |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
         self.closure_loads.setdefault(id(scope), set()).update(
             id(n)
-            for n in ast.walk(lam.body)
+            for n in walk_nodes(lam.body)
             if type(n) is ast.Name and type(n.ctx) is ast.Load and n.id not in bound
         )
 
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
-        for n in ast.walk(node):  # (a call before its function: ast.walk goes down in order)
+        for n in walk_nodes(node):  # (a call before its function: ast.walk goes down in order)
             if type(n) is ast.Lambda:  # (its reads happen when it is called: any time after)
                 self._lambda_reads(n, scope)
             elif type(n) is ast.Name and type(n.ctx) is ast.Load:
@@ -406,13 +407,13 @@ def _comprehension_sources(stmt, call, name: str) -> list[str]:
     """The names read in the iterable of a comprehension around ``call`` (in ``stmt``) whose
     target binds ``name``: the arrays ``name`` stands for."""
     out: list[str] = []
-    for comp in ast.walk(stmt):
-        if not isinstance(comp, _COMPREHENSIONS) or not any(n is call for n in ast.walk(comp)):
+    for comp in walk_nodes(stmt):
+        if not isinstance(comp, _COMPREHENSIONS) or not any(n is call for n in walk_nodes(comp)):
             continue
         for gen in comp.generators:
-            targets = {t.id for t in ast.walk(gen.target) if type(t) is ast.Name}
+            targets = {t.id for t in walk_nodes(gen.target) if type(t) is ast.Name}
             if name in targets:
-                out += [n.id for n in ast.walk(gen.iter) if type(n) is ast.Name and n.id != name]
+                out += [n.id for n in walk_nodes(gen.iter) if type(n) is ast.Name and n.id != name]
     return out
 
 
@@ -549,7 +550,7 @@ def _rebinds(stmt: ast.stmt, name: str) -> bool:
         return any(
             type(t) is ast.Name and type(t.ctx) is ast.Store and t.id == name
             for target in stmt.targets
-            for t in ast.walk(target)
+            for t in walk_nodes(target)
         )
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         return isinstance(stmt.target, ast.Name) and stmt.target.id == name

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gast
 
+from ..gastconv import child_nodes, walk_nodes
 from ..jaxapi import SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
 from ..scope import ModuleScope
 from .activity import expr_activity, function_free_reads, names_in
@@ -42,7 +43,7 @@ def declared_outer(fn) -> frozenset[str]:
 def walrus_in(node) -> gast.NamedExpr | None:
     """The first ``:=`` inside ``node``, if any: it binds a name of the function, which an
     expression moved into a lambda or a generated function would bind there instead."""
-    for n in gast.walk(node):
+    for n in walk_nodes(node):
         if isinstance(n, gast.NamedExpr):
             return n
     return None
@@ -52,7 +53,7 @@ def short_circuited_walrus(node) -> gast.NamedExpr | None:
     """A ``:=`` that Python's ``and``/``or`` may skip (in an operand after the first) inside
     ``node``: converted to ``jnp.logical_and`` / ``jnp.where`` / a flag, every operand is
     computed, and the name would always be bound."""
-    for n in gast.walk(node):
+    for n in walk_nodes(node):
         if isinstance(n, gast.BoolOp):
             for v in n.values[1:]:
                 named = walrus_in(v)
@@ -71,7 +72,7 @@ def zero_argument_super(text: str, stmts) -> gast.Call | None:
     for st in walk_statements(stmts):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
-        for n in gast.walk(st):
+        for n in walk_nodes(st):
             if (
                 isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Name)
@@ -170,7 +171,7 @@ def _defs_called_where_defined(fn, scope: ModuleScope) -> set[int]:
     lambda, class, `yield`, `nonlocal`, nor a `def` of its own but one called so in turn)."""
     uses: dict[str, int] = {}  # name -> how many times fn uses it (loads and stores)
     declared: set[str] = set()  # the names a `nonlocal` / `global` rebinds from elsewhere
-    for n in gast.walk(fn):
+    for n in walk_nodes(fn):
         t = type(n)
         if t is gast.Name:
             uses[n.id] = uses.get(n.id, 0) + 1
@@ -200,7 +201,7 @@ def _runs_later(st, scope: ModuleScope) -> bool:
     """Whether code of the function ``st`` may run after a call of it has returned."""
     defs = False
     for b in st.body:
-        for n in gast.walk(b):
+        for n in walk_nodes(b):
             t = type(n)
             if t is gast.FunctionDef:
                 defs = True
@@ -226,7 +227,7 @@ def _used_right_after(st, reads: set[str], block: list, i: int, count: int, scop
     for later in block[i + 1 :]:
         if found == count:
             return True
-        mine = sum(1 for n in gast.walk(later) if type(n) is gast.Name and n.id == name)
+        mine = sum(1 for n in walk_nodes(later) if type(n) is gast.Name and n.id == name)
         if not mine:
             if not (
                 type(later) is gast.FunctionDef
@@ -256,7 +257,7 @@ def _calls_now(stmt, name: str, scope: ModuleScope) -> int | None:
     of the user's first (a call of another function, a method that may change an array) or
     keep the function for later (a lambda, a generator expression)."""
     calls = 0
-    for n in gast.walk(stmt):
+    for n in walk_nodes(stmt):
         t = type(n)
         if t in _DEFERRED:
             return None
@@ -311,7 +312,7 @@ def effectful_call(fn, scope, block: list) -> str | None:
     the change would happen a number of times of its own."""
     called = set()
     for st in block:
-        for n in gast.walk(st):
+        for n in walk_nodes(st):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
                 called.add(n.func.id)
     if not called:
@@ -344,7 +345,6 @@ def _changes_outside(fn) -> bool:
 
 
 def _changes_outside_of(fn) -> bool:
-    import ast as _ast
 
     own: set[str] = set()
     args = fn.args
@@ -352,7 +352,7 @@ def _changes_outside_of(fn) -> bool:
         if a is not None:
             own.add(getattr(a, "id", None) or getattr(a, "arg", None))
     stores: list = []
-    walker = gast.walk if isinstance(fn, gast.AST) else _ast.walk
+    walker = walk_nodes
     for n in walker(fn):
         kind = type(n).__name__
         if kind in ("Global", "Nonlocal"):
@@ -526,8 +526,8 @@ def python_value_use(
                 return found
         for root in roots:
             parents: dict[int, object] = {}
-            for n in gast.walk(root):
-                for c in gast.iter_child_nodes(n):
+            for n in walk_nodes(root):
+                for c in child_nodes(n):
                     parents[id(c)] = n
                 if not (
                     isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load)
@@ -860,13 +860,13 @@ def int32_overflow(
     for st in stmts:
         at = functools.partial(leaf, st=st) if leaf is not None else None
         for root in _own_expressions(st):
-            for n in gast.walk(root):
+            for n in walk_nodes(root):
                 if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
                     continue
                 r = _interval(ranges, n, at)
                 if r is None or (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
                     continue
-                reads = {x.id for x in gast.walk(n) if isinstance(x, gast.Name)} & traced
+                reads = {x.id for x in walk_nodes(n) if isinstance(x, gast.Name)} & traced
                 if reads:
                     return sorted(reads)[0], gast.unparse(n).strip(), r
         if isinstance(st, gast.Assign) and len(st.targets) == 1:
@@ -901,10 +901,10 @@ def overflow_around(st, source, source_range: Interval, leaf) -> tuple[str, Inte
         return source_range if node is source else leaf(node, st)
 
     for root in _own_expressions(st):
-        for n in gast.walk(root):
+        for n in walk_nodes(root):
             if not isinstance(n, (gast.BinOp, gast.UnaryOp)):
                 continue
-            if not any(x is source for x in gast.walk(n)):
+            if not any(x is source for x in walk_nodes(n)):
                 continue
             r = _interval({}, n, operand)
             if r is not None and not (_INT32[0] <= r[0] and r[1] <= _INT32[1]):
@@ -1159,7 +1159,7 @@ def _use_in_closure(roots: list, names: set[str], facts: ValueFacts, traced_erro
     ``names`` Python's way (its own uses)."""
     assert facts.helper is not None
     for root in roots:
-        for n in gast.walk(root):
+        for n in walk_nodes(root):
             if not (
                 isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Name)
@@ -1246,7 +1246,7 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
     for _ in range(8):
         more: set[str] = set()
         for st in stmts:
-            for n in gast.walk(st) if isinstance(st, gast.expr) else _own_nodes(st):
+            for n in walk_nodes(st) if isinstance(st, gast.expr) else _own_nodes(st):
                 if isinstance(n, gast.NamedExpr) and expr_activity(n.value).reads & out:
                     more.add(n.target.id)
                 elif isinstance(n, gast.comprehension) and expr_activity(n.iter).reads & out:
@@ -1328,7 +1328,7 @@ def _value_reads(node) -> set[str]:
             continue
         if isinstance(n, gast.Attribute) and n.attr in STATIC_ATTRIBUTES:
             continue
-        todo.extend(gast.iter_child_nodes(n))
+        todo.extend(child_nodes(n))
     return out
 
 
@@ -1338,14 +1338,14 @@ _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "se
 def _stored_names(target) -> set[str]:
     """The names an assignment target binds (`a`, `a, (b, c)`; not `x[i]`'s `x`)."""
     return {
-        x.id for x in gast.walk(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
+        x.id for x in walk_nodes(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
     }
 
 
 def _own_nodes(st):
     """The nodes of a statement's own expressions (not of its body)."""
     for value in _own_expressions(st):
-        yield from gast.walk(value)
+        yield from walk_nodes(value)
 
 
 # the operators of int arithmetic through which an integer power still reads a Python int
@@ -1445,7 +1445,7 @@ def effect_in(fn, scope: ModuleScope, an: FunctionAnalysis, parts: list, stmt) -
         return None
     changer = effectful_call(fn, scope, [gast.Expr(value=p) for p in parts])
     for p in parts:
-        for n in gast.walk(p):
+        for n in walk_nodes(p):
             if not isinstance(n, gast.Call):
                 continue
             if changer is not None and isinstance(n.func, gast.Name) and n.func.id == changer:
@@ -1478,7 +1478,7 @@ def grows_geometrically(loop, name: str) -> bool:
 
     for st in walk_statements(loop.body):
         for root in _own_expressions(st):
-            for n in gast.walk(root):
+            for n in walk_nodes(root):
                 if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
                     assigned(n.target.id, n.value)
         if isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name):
@@ -1618,7 +1618,7 @@ def _growing_reads(value) -> set[str]:
         n = todo.pop()
         if _bounds_its_value(n):
             continue  # (`(h * 31) % 1000`, `min(w * 2, 64)`: the product stays in range)
-        todo.extend(gast.iter_child_nodes(n))
+        todo.extend(child_nodes(n))
         if not isinstance(n, gast.BinOp):
             continue
         if isinstance(n.op, gast.Mult):

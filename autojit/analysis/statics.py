@@ -30,7 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..gastconv import ChildFields, walk_bfs
+from ..gastconv import ChildFields, walk_bfs, walk_nodes
 from ..jaxapi import CALLABLE_ARGUMENTS, SHAPE_ARGUMENTS, STATIC_ATTRIBUTES, STATIC_PARAMETERS
 from ..model import Change, Location, StaticArgument
 from ..scope import ModuleScope
@@ -548,9 +548,9 @@ def _helper_statics(name: str, scope: ModuleScope, memo: dict, stack: tuple):
 def _tested_params(fn, params: set[str]) -> set[str]:
     """The parameters of ``fn`` read in the test of an `if`, `while` or ternary."""
     out: set[str] = set()
-    for node in ast.walk(fn):
+    for node in walk_nodes(fn):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            out |= {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params
+            out |= {n.id for n in walk_nodes(node.test) if isinstance(n, ast.Name)} & params
     return out
 
 
@@ -874,7 +874,7 @@ def _shape_only_reads(node) -> set[str]:
             elif (dotted_name(sub.func) or "").endswith(("result_type", "eval_shape")):
                 # `result_type(x, ...)` / `eval_shape(f, x)` read only dtypes and shapes
                 for a in sub.args:
-                    for read in ast.walk(a):
+                    for read in walk_nodes(a):
                         if type(read) is Name:
                             out.setdefault(read.id, set()).add(id(read))
         for f in _node_fields(t):

@@ -66,7 +66,7 @@ from ..analysis.effects import (
 )
 from ..analysis.statements import walk_statements
 from ..analysis.values import arithmetic_dtype, mixed_returned_kinds
-from ..gastconv import NodeTransformer, walk_bfs
+from ..gastconv import NodeTransformer, child_nodes, walk_bfs, walk_nodes
 from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, name, replace, replace_expr
@@ -1199,7 +1199,7 @@ class _Conditionals:
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             for t in targets:
-                for sub in gast.walk(t):
+                for sub in walk_nodes(t):
                     if isinstance(sub, (gast.Subscript, gast.Attribute)) and isinstance(
                         sub.ctx, gast.Store
                     ):
@@ -2182,7 +2182,7 @@ def _module_int_constants(source) -> dict[str, tuple[int, int]]:
             # statement walked whole for what it binds)
             plain = isinstance(st, ast.Assign) and not walrus
             for root in st.targets if plain else [st]:  # type: ignore[attr-defined]
-                for n in ast.walk(root):
+                for n in walk_nodes(root):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                         counts[n.id] = counts.get(n.id, 0) + 1
             if (
@@ -2670,7 +2670,7 @@ def _evaluated_otherwise(node) -> list:
             out += n.values[1:]
         elif isinstance(n, gast.Compare) and len(n.ops) > 1:
             out += n.comparators  # (the middles written twice, the rest maybe skipped)
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
     return out
 
 
@@ -2897,7 +2897,7 @@ def _names_in_order_of(node, store: bool, out: list[str]) -> None:
     if not store and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
         if node.target.id not in out:  # `s -= 1` reads `s` (its target is a Store)
             out.append(node.target.id)
-    for child in gast.iter_child_nodes(node):
+    for child in child_nodes(node):
         _names_in_order_of(child, store, out)
 
 

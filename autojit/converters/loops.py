@@ -66,7 +66,7 @@ from ..analysis.effects import (
 from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
 from ..analysis.values import mixed_returned_kinds
-from ..gastconv import walk_bfs
+from ..gastconv import child_nodes, walk_bfs, walk_nodes
 from ..jaxapi import AT_UPDATE_METHODS, ELEMENTWISE_FUNCTIONS, SHAPE_ARGUMENTS
 from ..render import _unparse, replace_statements
 from ..templates import copy_expr, replace_expr
@@ -104,7 +104,7 @@ def replace(template: str, **replacements) -> list:
     for value in replacements.values():
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, gast.AST):
-                for n in gast.walk(item):
+                for n in walk_nodes(item):
                     if hasattr(n, "lineno") and not getattr(n, "_aj_orig", False):
                         saved.append((n, {a: getattr(n, a) for a in _POSITION if hasattr(n, a)}))
     out = _template_replace(template, **replacements)
@@ -214,7 +214,7 @@ class _Snapshot:
         # (each node's own dict, its lists copied: lowering assigns fields and new lists)
         self.nodes = [
             (n, {k: list(v) if type(v) is list else v for k, v in n.__dict__.items()})
-            for n in gast.walk(loop)
+            for n in walk_nodes(loop)
         ]
         self.n_changes = len(ctx.changes)
         self.dropped = getattr(ctx.fn, "_aj_dropped", None)
@@ -389,7 +389,7 @@ def _head_value(an: FunctionAnalysis, loop, expr) -> Value:
 
 def _body_traced(an: FunctionAnalysis, loop) -> bool:
     for s in loop.body:
-        for n in gast.walk(s):
+        for n in walk_nodes(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 if an.value(n, s).traced:
                     return True
@@ -700,7 +700,7 @@ def _scan_plan(ctx, an, loop, targets: set[str]) -> _Plan | None:
     hoist: list = []  # (statements before the loop: a zip's length)
     if not all(
         isinstance(n, (gast.Name, gast.Tuple, gast.List))
-        for n in gast.walk(loop.target)
+        for n in walk_nodes(loop.target)
         if not isinstance(n, gast.expr_context)
     ):
         seq = None  # a recursive closure is a reference cycle: broken here, freed at once
@@ -901,7 +901,7 @@ def _items_changed(fn) -> set[str]:
     found = fn.__dict__.get("_aj_items_changed")
     if found is None:
         found = set()
-        for n in ast.walk(fn):
+        for n in walk_nodes(fn):
             if not isinstance(n, (ast.Assign, ast.AugAssign)):
                 continue
             for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
@@ -998,7 +998,7 @@ def _iterated_names(node) -> set[str]:
         if dotted_name(node.func) in ("enumerate", "zip", "reversed"):
             return set().union(*(_iterated_names(a) for a in node.args))
         return set()  # range(...), a function's result: a sequence made before the loop
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)}
 
 
 def _keep_writes(stmts: list, names: set[str]) -> None:
@@ -1277,7 +1277,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
         elif isinstance(s, (gast.AugAssign, gast.AnnAssign)):
             targets = [s.target]
         for t in targets:
-            for n in gast.walk(t):
+            for n in walk_nodes(t):
                 if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(
                     n.ctx, gast.Store
                 ):
@@ -1462,7 +1462,7 @@ def _return_problem(an: FunctionAnalysis, block: list, loop, plan: _Plan, ret, f
         )
     if any(
         isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
-        for n in gast.walk(ret.value)
+        for n in walk_nodes(ret.value)
     ):
         return "the returned value has a side effect (`:=`, `yield`, `await`)"
     defined = an.defined_before(loop)
@@ -1578,7 +1578,7 @@ def _provable_slices(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan) -> d
             continue  # a comprehension or lambda may bind its own `i`
         parents: dict[int, object] = {}
         for n in _shallow(st):
-            for c in gast.iter_child_nodes(n):
+            for c in child_nodes(n):
                 parents[id(c)] = n
         for n in _shallow(st):
             if not (isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load)):
@@ -1786,11 +1786,11 @@ def _static_index_use(
             if isinstance(v, list):
                 roots += [e for e in v if isinstance(e, gast.expr)]
         for r in roots:
-            for n in gast.walk(r):
-                for c in gast.iter_child_nodes(n):
+            for n in walk_nodes(r):
+                for c in child_nodes(n):
                     parents[id(c)] = n
         for r in roots:
-            for n in gast.walk(r):
+            for n in walk_nodes(r):
                 if not (
                     isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Load)
                 ):
@@ -1913,7 +1913,7 @@ def _binds_in_own_parts(st, name: str) -> bool:
         for part in value if isinstance(value, list) else [value]:
             if isinstance(part, gast.AST) and any(
                 isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-                for n in gast.walk(part)
+                for n in walk_nodes(part)
             ):
                 return True
     return False
@@ -1967,7 +1967,7 @@ def _ordered_names_of(n, seen: set[str], out: list[str]) -> None:
     if isinstance(n, gast.Name) and n.id not in seen:
         seen.add(n.id)
         out.append(n.id)
-    for c in gast.iter_child_nodes(n):
+    for c in child_nodes(n):
         _ordered_names_of(c, seen, out)
 
 
@@ -2457,7 +2457,7 @@ def _first_read_otherwise(body: list, name: str, qualified):
                 continue
             if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 if isinstance(st, gast.ClassDef):
-                    reads = {n.id for n in gast.walk(st) if isinstance(n, gast.Name)}
+                    reads = {n.id for n in walk_nodes(st) if isinstance(n, gast.Name)}
                 else:
                     reads = function_free_reads(st)
                 if reads & derived:
@@ -2680,7 +2680,7 @@ def _ends_in_exit(s) -> bool:
         and isinstance(s.body[-1], (gast.Break, gast.Continue, gast.Return))
         and not _has_exit(s.body[:-1] + s.orelse)
         and _boolean_test(s.test)
-        and not any(isinstance(n, gast.NamedExpr) for n in gast.walk(s.test))
+        and not any(isinstance(n, gast.NamedExpr) for n in walk_nodes(s.test))
     )
 
 
@@ -2966,7 +2966,7 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
     sets = [k for k, s in enumerate(body) if _assigns(s, brk)]
     stores = [
         n
-        for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        for n in walk_nodes(gast.Module(body=body, type_ignores=[]))
         if isinstance(n, gast.Name) and n.id == brk and isinstance(n.ctx, (gast.Store, gast.Del))
     ]
     if len(sets) != 1 or len(stores) != 1 or sets[0] + 1 >= len(body):
@@ -2985,7 +2985,7 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
         return None
     declared = {
         name
-        for n in gast.walk(ctx.fn)
+        for n in walk_nodes(ctx.fn)
         if isinstance(n, (gast.Global, gast.Nonlocal))
         for name in n.names
     }
@@ -2999,7 +2999,7 @@ def _stop_encoded(ctx: Context, block: list, loop, body: list, brk: str, plan: _
         v = target.id
         writes = [
             n
-            for n in gast.walk(everything)
+            for n in walk_nodes(everything)
             if isinstance(n, gast.Name) and n.id == v and isinstance(n.ctx, (gast.Store, gast.Del))
         ]
         if writes != [target] or v in ActivityAnalysis().of_block(body).mutates:
@@ -3041,7 +3041,7 @@ def _initial_literal(ctx: Context, before: list, name: str) -> int | bool | None
         act = ctx.analysis.activity.of(prev)
         if name in act.writes | act.mutates or any(
             isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-            for n in gast.walk(prev)
+            for n in walk_nodes(prev)
         ):
             return None
     return None
@@ -3051,7 +3051,7 @@ def _grows_only(body: list, name: str) -> bool:
     """Whether every write of ``name`` in ``body`` adds a positive int literal to it
     (``k += 1``, ``k = k + 2``)."""
     added = set()
-    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for n in walk_nodes(gast.Module(body=body, type_ignores=[])):
         if isinstance(n, gast.AugAssign) and isinstance(n.op, gast.Add):
             target, step = n.target, n.value
         elif (
@@ -3070,7 +3070,7 @@ def _grows_only(body: list, name: str) -> bool:
             added.add(id(target))
     return all(
         id(n) in added
-        for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        for n in walk_nodes(gast.Module(body=body, type_ignores=[]))
         if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
     )
 
@@ -3168,7 +3168,7 @@ def _tail_return(block: list, loop, fn):
         reads = reads | closures[name]
     if reads & changed:
         return None
-    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in gast.walk(ret.value)):
+    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in walk_nodes(ret.value)):
         return None
     return ret
 
@@ -3207,7 +3207,7 @@ def _stacked_appends(ctx: Context, an: FunctionAnalysis, block: list, loop, plan
     for name, stmt in out.items():
         # the only use inside the loop is the append
         uses = [
-            n for b in loop.body for n in gast.walk(b) if isinstance(n, gast.Name) and n.id == name
+            n for b in loop.body for n in walk_nodes(b) if isinstance(n, gast.Name) and n.id == name
         ]
         if len(uses) != 1 or uses[0] is not stmt.value.func.value:
             return {}
@@ -3243,7 +3243,7 @@ def _stacker_calls(ctx: Context, loop, name: str) -> list | None:
     calls = []
     parents: dict[int, object] = {}
     for n in walk_bfs(ctx.fn):  # (gast.walk's nodes in its order, listed at once)
-        for c in gast.iter_child_nodes(n):
+        for c in child_nodes(n):
             parents[id(c)] = n
     inside = {id(n) for n in walk_bfs(loop)}
     for n in walk_bfs(ctx.fn):

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import gast
 
+from ..gastconv import walk_nodes
 from ..templates import copy_expr
 
 _TERMINATORS = (gast.Return, gast.Raise)
@@ -77,7 +78,7 @@ def _append_rest(blocks: list[list], rest: list) -> None:
 
 def _copy_stmt(s):
     new = copy_expr(s)
-    for sub in gast.walk(new):
+    for sub in walk_nodes(new):
         for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(sub, attr):
                 try:
@@ -173,7 +174,7 @@ def surely_assigned(stmts) -> set[str]:
         if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
             for t in targets:
-                for n in gast.walk(t):
+                for n in walk_nodes(t):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                         out.add(n.id)
         elif isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

@@ -1050,3 +1050,22 @@ def test_a_row_swap_reads_its_rows_with_an_array_index():
     )
     u = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
     check(src, "f", [((u,), {}), ((u[::-1].copy(),), {})])
+
+
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "divide", "power", "min", "max"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float16, np.uint8])
+def test_a_users_own_masked_at_method_gives_what_jax_gives(method, dtype):
+    """A user's own `x.at[m].METHOD(v)` with a boolean mask becomes `jnp.where`, with the
+    values, dtype and rounding jax's own method gives on a concrete mask: `.divide` / `.power`
+    are `x / ones_like(x).at[m].multiply(v)` in jax (`v` cast to x's dtype, then a true division
+    of the whole array: an int array gives floats). The rewrite cast the result back to x's
+    dtype (int32 `[1, 1, 2]` where jax gives `[1., 1.5, 2.5]`) and divided by the uncast
+    value (5 / 1.5 where jax divides by 1): silent."""
+    src = HEADER + (
+        f"def f(x):\n    m = x > 2\n    y = x.at[m].{method}(1.5)\n"
+        f"    z = x.at[x < 2].{method}(-2.5)\n    w = x.at[m].{method}(3)\n"
+        f"    u = x.at[m].{method}(0.5)\n    return y, z, w, u\n"
+    )
+    calls = [((np.array([1, 3, 5, 7, 4], dtype),), {}), ((np.array([[0, 9], [2, 3]], dtype),), {})]
+    c = check(src, "f", calls, expect_codes=["AJ303"])
+    assert ".at[" not in c.text, c.text

@@ -1056,22 +1056,28 @@ class _AtMaskRewriter(StatementExpressionRewriter):
             )
             return node
         jnp = self.ctx.names.jnp
-        combined = {
-            "set": "VALUE",
-            "add": "X + VALUE",
-            "multiply": "X * VALUE",
-            "mul": "X * VALUE",
-            "divide": "X / VALUE",
-            "power": "X ** VALUE",
-            "min": f"{jnp}.minimum(X, VALUE)",
-            "max": f"{jnp}.maximum(X, VALUE)",
-        }[f.attr]
+        if f.attr in ("divide", "power"):
+            # jax's own `.at[i].divide(v)` is `x / ones_like(x).at[i].multiply(v)` (`**` for
+            # power): the scatter promotes `v` with x's dtype and casts the result back to it,
+            # then the whole array is divided (an int array gives floats)
+            sym = "/" if f.attr == "divide" else "**"
+            ones = f"{jnp}.ones_like(X)"
+            masked = f"X {sym} {jnp}.where(MASK, VALUE * {ones}, 1).astype(X.dtype)"
+        else:
+            combined = {
+                "set": "VALUE",
+                "add": "X + VALUE",
+                "multiply": "X * VALUE",
+                "mul": "X * VALUE",
+                "min": f"{jnp}.minimum(X, VALUE)",
+                "max": f"{jnp}.maximum(X, VALUE)",
+            }[f.attr]
+            masked = f"{jnp}.where(MASK, {combined}, X).astype(X.dtype)"
         mask = _array_index(self.ctx, mask)
         m = _mask_expr(self.ctx, self.stmt, x, mask)
         if kind == _IndexKind.AMBIGUOUS:
             new = replace_expr(
-                f"{jnp}.where(MASK, {combined}, X).astype(X.dtype) "
-                f"if {jnp}.result_type(INDEX) == {jnp}.bool_ else ORIGINAL",
+                f"{masked} if {jnp}.result_type(INDEX) == {jnp}.bool_ else ORIGINAL",
                 MASK=m,
                 X=x,
                 VALUE=value,
@@ -1086,9 +1092,7 @@ class _AtMaskRewriter(StatementExpressionRewriter):
             )
             self.changed = True
             return new
-        new = replace_expr(
-            f"{jnp}.where(MASK, {combined}, X).astype(X.dtype)", MASK=m, X=x, VALUE=value
-        )
+        new = replace_expr(masked, MASK=m, X=x, VALUE=value)
         self.ctx.change(
             "AJ303",
             node,

@@ -46,6 +46,30 @@ def _assert_refused_aj918(src: str) -> None:
     assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
+@pytest.mark.parametrize(
+    "int_side",
+    ["r = r + 1", "r = r * 2", "r = jnp.floor(x).astype(jnp.int32)", "r = x > 1.5"],
+)
+def test_an_int_array_on_one_path_and_a_float_array_on_the_other_is_refused(int_side):
+    """`r` an int32 array on one path of a traced `if` and a float array on the other: the
+    conversion cast the int side to float32 (`jnp.asarray(r, jnp.result_type(r, 0.0))`), which
+    changed that path's dtype and rounded 16777217 to 16777216.0 (silent). Refused now (AJ918).
+    Where the int side's dtype is not known (a parameter, mostly floats), it still converts."""
+    _assert_refused_aj918(
+        "import jax.numpy as jnp\n\ndef f(x):\n    r = jnp.floor(x * 16777217.0).astype(jnp.int32)\n"
+        f"    if x[0] > 0:\n        {int_side}\n    else:\n        r = x * 0.5\n    return r\n"
+    )
+    _assert_converted_as_eager(
+        "import jax.numpy as jnp\n\ndef f(x):\n    if x[0] > 0:\n        r = x\n"
+        "    else:\n        r = x / 2\n    return r\n"
+    )
+    # (`jnp.arange` of float bounds is floats: it was taken for ints whatever its bounds)
+    _assert_converted_as_eager(
+        "import jax.numpy as jnp\n\ndef f(x):\n    if x[0] > 0:\n"
+        "        r = jnp.arange(0.5, 3.5)\n    else:\n        r = x * 0.5\n    return r\n"
+    )
+
+
 @pytest.mark.parametrize("power", ["x **= k", "x = x ** k"])
 def test_a_traced_array_raised_to_a_python_int_set_in_a_branch_converts(power):
     """`x **= k` and `x = x ** k` of a traced array by an int `k` a traced `if` sets: a float

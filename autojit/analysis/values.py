@@ -681,8 +681,18 @@ class ValueAnalysis:
             return Value(Kind.TRACED, "bool", True)
         if short in ("argmax", "argmin") and len(node.args) == 1 and not node.keywords:
             return Value(Kind.TRACED, "int", True)
+        if short == "arange":
+            # ints where every bound is an int (`jnp.arange(n)`); `jnp.arange(0.5, 2.0)` and
+            # `jnp.arange(n, dtype=jnp.float32)` are floats; a bound of unknown kind, unknown
+            dt = [k.value for k in node.keywords if k.arg == "dtype"] + node.args[3:4]
+            if dt:
+                return Value(Kind.TRACED, _dtype_kind(dt[0]), False)
+            bounds = [a.dtype for a in args[: min(3, len(node.args))]]
+            if "float" in bounds:
+                return Value(Kind.TRACED, "float", False)
+            ints = bool(bounds) and all(b in ("int", "bool") for b in bounds)
+            return Value(Kind.TRACED, "int" if ints else None, False)
         if short in (
-            "arange",
             "argsort",
             "nonzero",
             "argwhere",

@@ -1075,6 +1075,18 @@ class _Conditionals:
                 f"(`x * k` of an int array): Python returns each path's type, a traced value "
                 f"has one dtype; give it one type on all paths (`0.0` for `0`)",
             )
+        kinds = self._arrays_of_two_kinds(s)
+        if kinds is not None:
+            n, a, b = kinds
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{n}` is an array of {a}s on one path of the traced condition "
+                f"`{self._src(s.test)}` and of {b}s on the other, and is read after it: Python "
+                f"keeps each path's dtype, a traced value has one (`jnp.where` would promote "
+                f"both to one, which rounds ints past 2**24 as float32; `lax.cond` rejects "
+                f"them); cast one side (`.astype(...)`) so that both paths give one dtype",
+            )
         # The Python ints the branches give, which the `lax.cond` makes int32 values: what they
         # may hold, from every write of the function (`k = 5000`, `k *= 10`, `k = k // 2`,
         # `k = BIG`; a value the code does not show, `k = len(x)`, as a size: ASSUMED_INT)
@@ -1697,6 +1709,28 @@ class _Conditionals:
             fn.body.insert(0, replace(f"V = {call}", V=var)[0])
             cache[fn] = var
         return cache[fn]
+
+    def _arrays_of_two_kinds(self, s) -> tuple[str, str, str] | None:
+        """(name, kind, kind) for a name read after ``s`` that its branches leave arrays of
+        two known dtype kinds (`bool`, `int`, `float`): `r = i.astype(jnp.int32)` on one path,
+        `r = x * 0.5` on the other."""
+        ends = self.end_env.get(s)
+        if ends is None:
+            return None
+        writes = self.an.activity.of_block(s.body + s.orelse).writes
+        for n in sorted(writes & self.an.live_out(s)):
+            vals = [ends[0].get(n), ends[1].get(n)]
+            if any(v is None or v.static for v in vals):
+                continue
+            kinds = [v.dtype for v in vals]  # type: ignore[union-attr]
+            for i, block in enumerate((s.body, s.orelse)):
+                if kinds[i] is None:  # (`x * 0.5` of a parameter: surely floats)
+                    expr = self._final_expr(block, n)
+                    if expr is not None and _floating(self, expr) is True:
+                        kinds[i] = "float"
+            if kinds[0] in _KIND_RANK and kinds[1] in _KIND_RANK and kinds[0] != kinds[1]:
+                return n, kinds[0], kinds[1]
+        return None
 
     def _int_side(self, a, b) -> int | None:
         """Of two array results, the one that keeps an integer input integer when the other

@@ -70,6 +70,25 @@ def test_an_int_array_on_one_path_and_a_float_array_on_the_other_is_refused(int_
     )
 
 
+@pytest.mark.parametrize(
+    "returns",
+    [("i", "x * 0.5"), ("(i, x)", "(x * 0.5, x)"), ("x > 1.5", "x / 2")],
+)
+def test_a_returning_if_of_arrays_of_two_dtypes_is_refused(returns):
+    """`return i` (an int32 array) on one path of a traced `if`, `return x * 0.5` on the
+    other: the int path was cast to float32 (`jnp.asarray(i, jnp.result_type(i, 0.0))`), and
+    16777217 came back 16777216.0 (silent). Refused now (AJ918), also item by item."""
+    a, b = returns
+    _assert_refused_aj918(
+        "import jax.numpy as jnp\n\ndef f(x):\n    i = jnp.floor(x * 16777217.0).astype(jnp.int32)\n"
+        f"    if x[0] > 0:\n        return {a}\n    return {b}\n"
+    )
+    _assert_converted_as_eager(
+        "import jax.numpy as jnp\n\ndef f(x):\n    i = jnp.floor(x * 7.0).astype(jnp.int32)\n"
+        "    if x[0] > 0:\n        return i\n    return i * 2\n"
+    )
+
+
 @pytest.mark.parametrize("power", ["x **= k", "x = x ** k"])
 def test_a_traced_array_raised_to_a_python_int_set_in_a_branch_converts(power):
     """`x **= k` and `x = x ** k` of a traced array by an int `k` a traced `if` sets: a float

@@ -778,19 +778,18 @@ def _reduced_dtype(reduction: str, dtype: str | None) -> str | None:
 def mixed_returned_kinds(returned: list, value) -> tuple[int | None, list[str]] | None:
     """For the values that the paths of a traced choice return (``returned``: (expression,
     statement) pairs; ``value(expression, statement)`` their values): where in one place (the
-    whole value, or item k of a tuple of the same length on every path) one of them is a Python
-    number and they are of two kinds or more, every kind known ('bool' / 'int' / 'float'):
-    (k or None, each kind in words, `a Python int`, `an array of floats`). Python returns each
-    path's type; a traced result has one dtype. None otherwise."""
+    whole value, or item k of a tuple of the same length on every path) they are Python numbers
+    or arrays of two kinds or more, every kind known ('bool' / 'int' / 'float'): (k or None,
+    each kind in words, `a Python int`, `an array of floats`). Python returns each path's type;
+    a traced result has one dtype (an int32 array promoted to float32 rounds past 2**24). None
+    otherwise."""
     arities = {len(e.elts) if isinstance(e, gast.Tuple) else None for e, _ in returned}
     if len(arities) != 1:
         return None
     arity = arities.pop()
     for k in range(arity) if arity is not None else [None]:
         values = [value(e if k is None else e.elts[k], st) for e, st in returned]
-        if not any(v.static for v in values) or any(
-            not (v.static or v.traced) or v.dtype not in _RANK for v in values
-        ):
+        if any(not (v.static or v.traced) or v.dtype not in _RANK for v in values):
             continue
         if len({v.dtype for v in values}) > 1:
             words = {

@@ -1845,7 +1845,7 @@ class _Conditionals:
             for r in _walk(s.body + s.orelse)
             if isinstance(r, gast.Return) and r.value is not None
         ]
-        mixed = mixed_returned_kinds(rets, self.value)
+        mixed = mixed_returned_kinds(rets, self._value_or_floats)
         if mixed is not None:
             k, kinds = mixed
             place = f" (the result's item {k})" if k is not None else ""
@@ -1857,6 +1857,14 @@ class _Conditionals:
                 f"a traced result has one dtype; give them one type on every path (`0.0` for "
                 f"`0`)",
             )
+
+    def _value_or_floats(self, expr, stmt) -> Value:
+        """``expr``'s value, an array of floats where its dtype is not known but the expression
+        surely gives floats (`x * 0.5`, `x / n` of a parameter)."""
+        v = self.value(expr, stmt)
+        if v.traced and v.dtype is None and _floating(self, expr) is True:
+            return v._replace(dtype="float")
+        return v
 
     def _plan_returning(self, s) -> _Plan:
         an = self.an

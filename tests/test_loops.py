@@ -2942,3 +2942,35 @@ def test_a_loop_indexing_a_parameter_says_how_to_make_it_an_array():
         codes=["AJ203"],
         exact_dtype=False,
     )
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "k = 0\n    while x[0] + k < 3:\n        r = x * 0.5\n        k += 1\n",
+        "for k in range(n):\n        r = x * 0.5 + k\n",
+        "for k in range(3):\n        if x[k] > 2:\n            r = x * 0.5\n            break\n",
+        "for k in range(n):\n        r += 0.5\n",
+    ],
+)
+def test_an_int_array_the_loop_may_make_floats_is_left_as_python(loop):
+    """`r` enters a traced loop as an int32 array and the loop gives it floats on some path:
+    the converted loop started from `r` promoted to float32, so where the loop runs no times
+    (or takes no `break`) the ints came back float32, 16777217 as 16777216.0 (silent). Left
+    as Python now (AJ932). A loop that surely runs and always rebinds it still converts."""
+    from tests.fuzz import oracle
+
+    head = "import jax.numpy as jnp\n\ndef f(x, n):\n    r = jnp.floor(x * 16777217.0).astype(jnp.int32)\n    "
+    calls = [
+        (np.array([5.0, 2.0, 3.0], np.float32), 0),
+        (np.array([-1.0, 2.0, 3.0], np.float32), 2),
+        (np.array([3.0, -2.0, 1.0], np.float32), 1),
+    ]
+    out = oracle.run(head + loop + "    return r\n", calls, name="f")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+    # (run here on jax arrays: the oracle plays `jnp` with NumPy, whose int32 * 0.5 is float64)
+    always = head + "for k in range(20):\n        r = r * 0.5 + x\n    return r\n"
+    c, original, converted = _convert(always)
+    assert "fori_loop" in c.text and not c.functions[0].refusals, c.text
+    for x, n in calls:
+        _same(original["f"](jnp.asarray(x), n), jax.jit(converted["f"])(x, n))

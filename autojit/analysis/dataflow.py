@@ -174,7 +174,7 @@ class Definedness:
                 loop_sure = sure | frozenset(expr_activity(s.target).writes)
             maybe2 = maybe | frozenset(act.writes)
             self.block(s.body, loop_sure, maybe2)
-            if _runs_at_least_once(s):  # (its variable is bound on every path after it)
+            if runs_at_least_once(s):  # (its variable is bound on every path after it)
                 sure = loop_sure
             s_else, m_else = self.block(s.orelse, sure, maybe2)
             return (s_else if s_else is not None else sure), maybe2 | m_else
@@ -198,7 +198,7 @@ class Definedness:
         return sure | frozenset(act.writes), maybe | frozenset(act.writes)
 
 
-def _runs_at_least_once(loop) -> bool:
+def runs_at_least_once(loop) -> bool:
     """Whether a `for` loop surely runs its body once: a `range` of int literals that is not
     empty (`for i in range(3)`)."""
     it = getattr(loop, "iter", None)

@@ -69,6 +69,7 @@ from ..analysis.values import arithmetic_dtype, mixed_returned_kinds
 from ..gastconv import NodeTransformer, child_nodes, walk_bfs, walk_nodes
 from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
+from ..scope import ModuleScope
 from ..templates import copy_expr, name, replace, replace_expr
 from .base import Context, bool_argument, first_refused
 from .normalize import (
@@ -1726,7 +1727,7 @@ class _Conditionals:
             for i, block in enumerate((s.body, s.orelse)):
                 if kinds[i] is None:  # (`x * 0.5` of a parameter: surely floats)
                     expr = self._final_expr(block, n)
-                    if expr is not None and _floating(self, expr) is True:
+                    if expr is not None and floating(self.ctx.scope, expr) is True:
                         kinds[i] = "float"
             if kinds[0] in _KIND_RANK and kinds[1] in _KIND_RANK and kinds[0] != kinds[1]:
                 return n, kinds[0], kinds[1]
@@ -1738,7 +1739,7 @@ class _Conditionals:
         arithmetic promotes the two, or lax.cond rejects int32 against float32."""
         if a is None or b is None:
             return None
-        fa, fb = _floating(self, a), _floating(self, b)
+        fa, fb = floating(self.ctx.scope, a), floating(self.ctx.scope, b)
         if None in (fa, fb) or fa == fb:
             return None
         return 1 if fa else 0
@@ -1862,7 +1863,7 @@ class _Conditionals:
         """``expr``'s value, an array of floats where its dtype is not known but the expression
         surely gives floats (`x * 0.5`, `x / n` of a parameter)."""
         v = self.value(expr, stmt)
-        if v.traced and v.dtype is None and _floating(self, expr) is True:
+        if v.traced and v.dtype is None and floating(self.ctx.scope, expr) is True:
             return v._replace(dtype="float")
         return v
 
@@ -1936,7 +1937,7 @@ class _Conditionals:
             kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
             flat = [v for side in kinds for v in side]
             if not any(v.static for v in flat):
-                fl = [[_floating(self, get(r, k)) for r in side] for side in rets]
+                fl = [[floating(self.ctx.scope, get(r, k)) for r in side] for side in rets]
                 every = [f for side in fl for f in side]
                 if True in every and None not in every:
                     for i, (side_r, side_f) in enumerate(zip(rets, fl, strict=True)):
@@ -2075,7 +2076,7 @@ class _Conditionals:
         selector, consts, nodes, branches = chain
         if not all(always_returns(b) for b in branches):
             return False
-        floating = set()
+        floats = set()
         for b in branches:
             for r in _walk(b):
                 if isinstance(r, gast.Return):
@@ -2084,8 +2085,8 @@ class _Conditionals:
                         return False
                     if self.value(r.value, r).static or _python_object(self, r.value, None, None):
                         return False
-                    floating.add(_floating(self, r.value))
-        if True in floating and len(floating) > 1:
+                    floats.add(floating(self.ctx.scope, r.value))
+        if True in floats and len(floats) > 1:
             return False
         reads: list[str] = []
         for b in branches:
@@ -3096,7 +3097,7 @@ _KEEPS_DTYPE = frozenset(
 )
 
 
-def _floating(conv, expr) -> bool | None:
+def floating(scope: ModuleScope, expr) -> bool | None:
     """True when an expression surely gives a floating result whatever its inputs (a true
     division, a float constant, a transcendental function); False when it surely keeps its
     inputs' type (names, integer constants, arithmetic, reductions); None when unknown (a
@@ -3109,13 +3110,13 @@ def _floating(conv, expr) -> bool | None:
             return True
         return False if type(expr.value) is int else None
     if isinstance(expr, gast.Subscript):
-        return _floating(conv, expr.value)
+        return floating(scope, expr.value)
     if isinstance(expr, gast.UnaryOp):
-        return None if isinstance(expr.op, gast.Not) else _floating(conv, expr.operand)
+        return None if isinstance(expr.op, gast.Not) else floating(scope, expr.operand)
     if isinstance(expr, gast.BinOp):
         if isinstance(expr.op, gast.Div):
             return True
-        parts = [_floating(conv, expr.left), _floating(conv, expr.right)]
+        parts = [floating(scope, expr.left), floating(scope, expr.right)]
         if True in parts:
             return True
         return False if parts == [False, False] else None
@@ -3124,7 +3125,7 @@ def _floating(conv, expr) -> bool | None:
         short = fname.rsplit(".", 1)[-1]
         if isinstance(expr.func, gast.Attribute):
             short = expr.func.attr
-        qual = conv.ctx.scope.qualified(fname) or "" if fname else ""
+        qual = scope.qualified(fname) or "" if fname else ""
         if short in _FLOAT_FUNCS and (qual.startswith("jax.") or "." in fname):
             return True
         if short not in _KEEPS_DTYPE or qual.startswith("jax.lax"):
@@ -3135,15 +3136,15 @@ def _floating(conv, expr) -> bool | None:
         args = list(expr.args[1:] if short == "where" else expr.args)
         if isinstance(expr.func, gast.Attribute) and not qual:
             args.append(expr.func.value)  # a method: `x.sum()` has the type of `x`
-        out = _floating_all(conv, args)
+        out = _floating_all(scope, args)
         return None if out is False and not fname else out
     if isinstance(expr, (gast.Tuple, gast.List)):
-        return _floating_all(conv, expr.elts)
+        return _floating_all(scope, expr.elts)
     return None
 
 
-def _floating_all(conv, exprs) -> bool | None:
-    parts = [_floating(conv, a) for a in exprs]
+def _floating_all(scope, exprs) -> bool | None:
+    parts = [floating(scope, a) for a in exprs]
     if True in parts:
         return True
     return False if all(p is False for p in parts) else None

@@ -40,7 +40,7 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity, function_free_reads
-from ..analysis.dataflow import Liveness
+from ..analysis.dataflow import Liveness, runs_at_least_once
 from ..analysis.effects import (
     CHANGING_METHODS,
     ValueFacts,
@@ -73,6 +73,7 @@ from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
 from .base import Context, bool_argument, first_refused
+from .conditionals import floating
 from .normalize import always_returns, surely_assigned
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -911,6 +912,26 @@ def _items_changed(fn) -> set[str]:
                         found.add(t.id)
         fn._aj_items_changed = found
     return found
+
+
+def _another_kind_given(ctx: Context, an, loop, n: str, kind: str) -> str | None:
+    """A dtype kind other than ``kind`` (`bool`, `int`, `float`) that an assignment in the
+    loop's body surely gives ``n`` (`r = x * 0.5`, `r += 0.5`), if any."""
+    for st in walk_statements(loop.body):
+        if isinstance(st, gast.Assign):
+            if not any(isinstance(t, gast.Name) and t.id == n for t in st.targets):
+                continue
+        elif not (isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name)):
+            continue
+        elif st.target.id != n:
+            continue
+        value = assigned_value(st)
+        got = an.value(value, st).dtype
+        if got is None and floating(ctx.scope, value) is True:
+            got = "float"
+        if got in ("bool", "int", "float") and got != kind:
+            return got
+    return None
 
 
 def _compound_blocks(st) -> list[list]:
@@ -2206,6 +2227,20 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 if v.dtype in ("int", "float"):
                     numbers.add(n)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
+            other = _another_kind_given(ctx, an, loop, n, v.dtype)
+            if other is not None and not (
+                n in surely_assigned(loop.body) and not flags and runs_at_least_once(loop)
+            ):
+                ctx.refuse(
+                    "AJ932",
+                    loop,
+                    f"`{n}` enters the loop as an array of {v.dtype}s and the loop gives it "
+                    f"{other}s: Python keeps the {v.dtype}s where the loop runs no times or does "
+                    f"not reach that assignment, a traced loop carries one dtype (as float32, "
+                    f"ints past 2**24 are rounded); cast it before the loop (`{n} = "
+                    f"{n}.astype(...)`) if one dtype is meant; left as Python",
+                )
+                return False
             promote.append(n)
 
     # A promoted start is the scalar filled into the shape the loop gives it: what Python's

@@ -35,6 +35,13 @@ FORMS = [
         [((arange(5), F32(9)), {})],
     ),
     (
+        "annotated",  # (an item's annotation is never evaluated in a function: a plain update)
+        "def f(x, v):\n    x[2]: float = v\n    x[x > 3]: float = 0.0\n"
+        "    for k in range(20):\n        x[k % 3]: jnp.ndarray = v * k\n    return x\n",
+        ["AJ301", "AJ303"],
+        [((arange(6), F32(9)), {}), ((arange(4, 2), F32(-1)), {})],
+    ),
+    (
         "negative-int",
         "def f(x, v):\n    x[-1] = v\n    x[-2] += v\n    return x\n",
         ["AJ301", "AJ302"],
@@ -1069,3 +1076,15 @@ def test_a_users_own_masked_at_method_gives_what_jax_gives(method, dtype):
     calls = [((np.array([1, 3, 5, 7, 4], dtype),), {}), ((np.array([[0, 9], [2, 3]], dtype),), {})]
     c = check(src, "f", calls, expect_codes=["AJ303"])
     assert ".at[" not in c.text, c.text
+
+
+@pytest.mark.parametrize(
+    "stmt", ["x[-1], w = v, 1", "(x[-1], w), z = (v, 1), 2", "w, *x[1:3] = v, v, v"]
+)
+def test_an_item_among_several_targets_is_refused_with_a_reason(stmt):
+    """`x[-1], w = v, 1`: the item update was neither rewritten nor reported (the converter's
+    text trigger missed it): jax's "immutable" TypeError under jit, with no rule. Refused now
+    (AJ907), as `x[0], x[1] = a, b` was."""
+    src = HEADER + f"def f(x, v):\n    {stmt}\n    return x\n"
+    c = convert(src)
+    assert c.text == src and [r.code for r in c.refusals] == ["AJ907"], (c.text, c.refusals)

@@ -42,6 +42,8 @@ CODES = ("AJ301", "AJ302", "AJ303", "AJ304", "AJ305")
 # a user's `.at[` or an in-place method: the pipeline skips the converter elsewhere.
 TRIGGER = re.compile(
     r"\][\s)]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|\.at\s*\[|\.\s*(?:sort|fill)\b"
+    # an annotated item (`x[i]: float = v`), an item among several targets (`x[0], n = v, 1`)
+    r"|\][\s)]*:[^=\n]*=(?!=)|\][\s)\]]*,[^\n]*\s=\s"
 )  # (`(x[i]) = v`: a target in parentheses)
 
 # the `.at[mask].method(v)` updates the mask rewrite turns into jnp.where (of jaxapi's
@@ -345,7 +347,11 @@ def _collect_updates(owner, field, block, out: list) -> None:
         if (
             isinstance(s, gast.Assign)
             and any(isinstance(t, gast.Subscript) for t in _flat_targets(s.targets))
-        ) or (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript)):
+        ) or (
+            isinstance(s, (gast.AugAssign, gast.AnnAssign))
+            and isinstance(s.target, gast.Subscript)
+            and getattr(s, "value", True) is not None  # (`x[i]: float` alone assigns nothing)
+        ):
             out.append((owner, field, s))
         for f in ("body", "orelse", "finalbody"):
             sub = getattr(s, f, None)
@@ -456,6 +462,10 @@ def _update_statement(ctx: Context, owner, field, stmt, returns_value, returned_
                 )
             return
         target, op = stmt.targets[0], None
+    elif isinstance(stmt, gast.AnnAssign):
+        # (`x[i]: float = v`: in a function an item's annotation is never evaluated, so the
+        # update is all the statement does)
+        target, op = stmt.target, None
     else:
         target, op = stmt.target, type(stmt.op).__name__
     chain = _chain(target)

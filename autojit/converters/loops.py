@@ -898,14 +898,20 @@ def _passed_to_a_changer(scope, value, name: str) -> bool:
 
 def _items_changed(fn) -> set[str]:
     """The names whose items a module function (an `ast` node) assigns (`v[0] = b`, `v[i] +=
-    b`, `v[i][j] = b`), found once."""
+    b`, `v[i][j] = b`, `v[0]: float = b`, `v[0], w = b, c`), found once."""
     found = fn.__dict__.get("_aj_items_changed")
     if found is None:
         found = set()
         for n in walk_nodes(fn):
-            if not isinstance(n, (ast.Assign, ast.AugAssign)):
+            if not isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 continue
-            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+            targets = list(n.targets if isinstance(n, ast.Assign) else [n.target])
+            while targets:
+                t = targets.pop()
+                if isinstance(t, (ast.Tuple, ast.List)):
+                    targets.extend(t.elts)
+                elif isinstance(t, ast.Starred):
+                    targets.append(t.value)
                 while isinstance(t, ast.Subscript):
                     t = t.value
                     if isinstance(t, ast.Name):

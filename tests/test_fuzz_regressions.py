@@ -1790,3 +1790,22 @@ def test_a_lax_loops_modelled_index_argument_has_no_position() -> None:
         "    y = jax.lax.fori_loop(0, k, _body, y)\n    return x, y\n"
     )
     autojit.convert_source(src, "m.py", all_functions=True)
+
+
+def test_a_view_passed_beside_the_array_to_a_changer_is_a_read_in_every_form() -> None:
+    """Soak seed 15001: `x = h(x, x[2])` with `h` changing `v` in place (NumPy's change shows
+    through the view `x[2]` inside `h`) refused `h`'s updates (AJ908), but the same call moved
+    into a branch function (`return h(x, x[2])`) was not seen as such a read: converting the
+    output converted `h` (not idempotent). A view passed for another parameter counts in
+    every form of the call now."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef h(v, b):\n    v[1] = b\n    v[v > 1.0] = 0.5\n"
+        "    return v\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = jnp.sum(x)\n"
+        "    t = 0.0\n    c = 0\n    i = 0\n    while i < n:\n        i += 1\n"
+        "        x = x * 0.5 + (s + 1.5)\n        u = t\n        s = u * 0.5\n"
+        "        for j in range(k):\n            if n * 0.5 >= 1.0:\n                c += 1\n"
+        "                y[y > 0.0] = -1.0\n            elif (not (a < y[2] < 2.0)) or (j > 0):\n"
+        "                x = h(x, x[2])\n    return x, y, s, t, c\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ908") for r in out.refusals), out.refusals

@@ -619,8 +619,14 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
     for node in loads.get(name, ()):
         if _inside(node, arg):
             continue  # the argument itself (`f(x)`, `f(x[i])`, a carry `(x, y)`)
-        if any(_inside(node, o) and name not in _arrays_passed(o) for o in others):
-            continue  # consumed before the call, into a new value (`x = h(x, jnp.min(x))`)
+        passed_with = next((o for o in others if _inside(node, o)), None)
+        if passed_with is not None:
+            if name not in _arrays_passed(passed_with):
+                continue  # consumed before the call, into a new value (`x = h(x, jnp.min(x))`)
+            # (a view of it passed for another parameter, `h(x, x[2])`: NumPy's changes show
+            # through it inside the callee, whatever the caller does with the result; so also
+            # `return h(x, x[2])`, as the same call becomes in a branch function)
+            return True
         if id(node) in index.closure_loads.get(id(scope), ()) and not _inside(node, stmt):
             return True  # a closure of the caller reads it: it may be called after
         if any(_inside(node, source) for source in sources):

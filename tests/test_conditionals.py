@@ -89,6 +89,18 @@ def test_a_returning_if_of_arrays_of_two_dtypes_is_refused(returns):
     )
 
 
+@pytest.mark.parametrize("use", ["r = {t}\n    return r", "return {t}", "return ({t}) + 1"])
+def test_a_ternary_of_arrays_of_two_dtypes_is_kept_and_refused(use):
+    """`i if c else x * 0.5` of an int32 array `i`: `lax.cond` rejected the two types under
+    jit with no refusal (and `jnp.where` would have promoted the ints). Kept as Python's and
+    refused (AJ918) now."""
+    t = "i if x[0] > 0 else x * 0.5"
+    _assert_refused_aj918(
+        "import jax.numpy as jnp\n\ndef f(x):\n    i = jnp.floor(x * 7.0).astype(jnp.int32)\n"
+        f"    {use.format(t=t)}\n"
+    )
+
+
 @pytest.mark.parametrize("power", ["x **= k", "x = x ** k"])
 def test_a_traced_array_raised_to_a_python_int_set_in_a_branch_converts(power):
     """`x **= k` and `x = x ** k` of a traced array by an int `k` a traced `if` sets: a float

@@ -2391,6 +2391,21 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"bind a name of a lambda); assign it in a statement before",
             )
             return node
+        arms = [c._value_or_floats(e, self.stmt) for e in (node.body, node.orelse)]
+        if (
+            all(v.traced and v.dtype in _KIND_RANK for v in arms)
+            and arms[0].dtype != arms[1].dtype
+        ):
+            c.ctx.refuse(
+                "AJ918",
+                node,
+                f"`... if {c._src(node.test)} else ...` gives an array of {arms[0].dtype}s on "
+                f"one path and of {arms[1].dtype}s on the other: Python keeps each path's dtype, "
+                f"a traced value has one (`lax.cond` rejects the two, `jnp.where` would promote "
+                f"the ints to float32, rounding past 2**24); kept as Python's: cast one side "
+                f"(`.astype(...)`) so that both paths give one dtype",
+            )
+            return node
         kinds = self._kinds_returned_by_path(node)
         if kinds is not None:
             c.ctx.refuse(

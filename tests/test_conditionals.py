@@ -101,6 +101,34 @@ def test_a_ternary_of_arrays_of_two_dtypes_is_kept_and_refused(use):
     )
 
 
+@pytest.mark.parametrize("read", ["y.max()", "y[1]", "jnp.max(y) + 1", "x.mean() * 0.5"])
+def test_a_python_int_against_floats_read_through_a_name_is_refused(read):
+    """`best = 16777217`, then `best = y.max()` of `y = x * 0.5` under a traced `if`: the
+    analysis did not know `x * 0.5` of a parameter is floats, so the int came back float32
+    (16777216.0; probe A). Arithmetic with a Python float, or with a float array, is floats
+    whatever the other array's real dtype, and the `if` is refused (AJ918) as it was for
+    `x[1] / 2`."""
+    _assert_refused_aj918(
+        "import jax.numpy as jnp\n\ndef f(x):\n    y = x * 0.5\n    best = 16777217\n"
+        f"    if x[0] > 0:\n        best = {read}\n    return best\n"
+    )
+
+
+def test_and_or_of_an_int_array_and_a_float_literal_keeps_pythons():
+    """`n or 1.5` of an int array `n`: `jnp.where` made the ints float32 where Python gives
+    them back (probe A): kept as Python's `or` (AJ913). A literal of the arrays' own kind or
+    lower is still promoted, as before (`y.max() or 1` of floats converts)."""
+    from tests.fuzz import oracle
+
+    inputs = [(np.array([1.0, -2.0, 3.0], np.float32),), (np.array([-1.0, -2.0], np.float32),)]
+    src = "import jax.numpy as jnp\n\ndef f(x):\n    n = (x > 0).sum()\n    return n or 1.5\n"
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK and "AJ913" in " ".join(out.refusals), out.report()
+    src = "import jax.numpy as jnp\n\ndef f(x):\n    y = x * 0.5\n    return y.max() or 1\n"
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "converted", out.report()
+
+
 @pytest.mark.parametrize("power", ["x **= k", "x = x ** k"])
 def test_a_traced_array_raised_to_a_python_int_set_in_a_branch_converts(power):
     """`x **= k` and `x = x ** k` of a traced array by an int `k` a traced `if` sets: a float

@@ -807,6 +807,15 @@ def arithmetic_dtype(op, a: Value, b: Value, v: Value) -> str | None:
         return None
     if isinstance(op, gast.Div) and v.kind is Kind.TRACED:
         return "float"  # (true division of arrays of any real dtype; complex outranks it too)
+    if (
+        v.kind is Kind.TRACED
+        and isinstance(op, _ARITHMETIC)
+        and "float" in (a.dtype, b.dtype)
+        and all(k.dtype in _RANK or (k.dtype is None and k.kind is Kind.TRACED) for k in (a, b))
+    ):
+        # (`x * 0.5`, `y + x` of a float array `y`: floats whatever the other array's real
+        # dtype, a float outranking ints and bools; complex outranks it too)
+        return "float"
     if a.dtype is None or b.dtype is None:
         return None
     if a.dtype == "bool" and b.dtype == "bool":

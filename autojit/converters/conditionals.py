@@ -2202,6 +2202,10 @@ def _a_kind(v: Value) -> str:
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 
 
+def _rank(kind: str | None) -> int:
+    return _KIND_RANK.get(kind or "", 3)  # (another kind, complex: above them all)
+
+
 def _module_int_constants(source) -> dict[str, tuple[int, int]]:
     """The module's names assigned once, at its top level, an int written with literals
     (`US_PER_MS = 1000`), found once per module."""
@@ -2584,7 +2588,18 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             return node  # `S and T`, `S` static: Python reads `S`, then gives `S` or `T` as is
         op = "or" if isinstance(node.op, gast.Or) else "and"
         dtypes = {v.dtype for v in rest_vals}
-        if None not in dtypes and len(dtypes) > 1 and not any(map(_number_literal, rest)):
+        arrays = {v.dtype for v, e in zip(rest_vals, rest, strict=True) if not _number_literal(e)}
+        literals = dtypes - arrays
+        if (
+            None not in dtypes
+            and len(dtypes) > 1
+            and (
+                len(arrays) > 1
+                # (a literal of a higher kind than the arrays promotes them: `n or 1.5` of an
+                # int array gave float32, where Python gives the ints back)
+                or max(map(_rank, literals), default=-1) > max(map(_rank, arrays), default=-1)
+            )
+        ):
             # `flag and x`: Python gives the bool or the float array, by the value; one traced
             # value has one dtype (a number literal is promoted below, as eager `a or 1` does)
             self._keep_python_boolop(

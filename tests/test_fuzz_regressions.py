@@ -1809,3 +1809,35 @@ def test_a_view_passed_beside_the_array_to_a_changer_is_a_read_in_every_form() -
     )
     out = check(src)
     assert any(r.startswith("AJ908") for r in out.refusals), out.refusals
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return x + h(x)",
+        "return x, h(x)",
+        "return jnp.concatenate([x, h(x)])",
+        "return x.dot(h(x))",
+        "def g(y):\n        y[0] = 9.0\n        return y\n    return x, g(x)",
+    ],
+)
+def test_the_array_read_beside_a_call_that_changes_it_is_a_read_after(body) -> None:
+    """Probe B: `x + h(x)` with a helper `h` changing its argument in place: Python reads `x`
+    first, a reference that NumPy's change shows through when the sum is made, so the eager
+    result holds the clipped values; converted, `h`'s update was functional and the sum used
+    the old `x` (silent: AJ908 saw reads after the call, and to its right, not to its left).
+    A read made into a new value first (`x * 2 + h(x)`, `jnp.min(x) + h(x)`), or of a slice
+    that shares no item with the one passed (`[x[:1], h(x[1:])]`), still converts."""
+    head = "import jax.numpy as jnp\n\n\ndef h(a):\n    a[a < 0] = 0.0\n    return a * 2\n\n\n"
+    inputs = [(np.array([1.0, -2.0, 3.0], np.float32),)]
+    out = oracle.run(head + f"def f(x):\n    {body}\n", inputs, name="f")
+    assert out.kind in oracle.OK and any(
+        r.startswith(("AJ908", "AJ901", "AJ904")) for r in out.refusals
+    ), out.report()
+    for fine in (
+        "y = x * 2 + h(x)",
+        "y = jnp.min(x) + h(x)",
+        "y = jnp.concatenate([x[:1], h(x[1:])])",  # (slices that share no item)
+    ):
+        out = oracle.run(head + f"def f(x):\n    {fine}\n    return y\n", inputs, name="f")
+        assert out.kind == "converted", out.report()

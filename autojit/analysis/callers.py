@@ -42,7 +42,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..gastconv import walk_nodes
+from ..gastconv import child_nodes, walk_nodes
 from .sharing import VIEW_FUNCTIONS
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -602,6 +602,49 @@ def _inside(node, outer) -> bool:
     return start <= (node.lineno, node.col_offset) < end
 
 
+def _slice_bounds(node) -> tuple[str, int, float] | None:
+    """(name, start, stop) of `x[a:b]` with literal non-negative bounds and no step."""
+    if not (type(node) is ast.Subscript and type(node.value) is ast.Name):
+        return None
+    sl = node.slice
+    if type(sl) is not ast.Slice or sl.step is not None:
+        return None
+    bounds: list[float] = []
+    for b, default in ((sl.lower, 0), (sl.upper, float("inf"))):
+        if b is None:
+            bounds.append(default)
+        elif type(b) is ast.Constant and type(b.value) is int and b.value >= 0:
+            bounds.append(b.value)
+        else:
+            return None
+    return node.value.id, int(bounds[0]), bounds[1]
+
+
+def _disjoint_slices(a, b) -> bool:
+    """Whether `a` and `b` are slices of one name's first axis that share no item (`x[:1]`
+    and `x[1:]`): a change through one never shows through the other."""
+    sa, sb = _slice_bounds(a), _slice_bounds(b)
+    if sa is None or sb is None or sa[0] != sb[0]:
+        return False
+    return sa[2] <= sb[1] or sb[2] <= sa[1]
+
+
+def _operand_around(stmt, node, call: ast.Call):
+    """The largest part of ``stmt`` that holds ``node`` and not ``call`` (positions compared):
+    what Python computes from ``node`` before it calls ``call`` (`x * 2` of `x * 2 + g(x)`)."""
+    cur = stmt
+    while True:
+        inner = next(
+            (c for c in child_nodes(cur) if getattr(c, "lineno", None) and _inside(node, c)),
+            None,
+        )
+        if inner is None:
+            return None
+        if not _inside(call, inner):
+            return inner
+        cur = inner
+
+
 def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
     """Whether ``name`` is loaded in ``scope`` after ``call`` (in ``stmt``; ``arg``: what the
     call is passed), or anywhere in one of the loops around it; where ``stmt`` assigns ``name``,
@@ -631,12 +674,18 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
             return True  # a closure of the caller reads it: it may be called after
         if any(_inside(node, source) for source in sources):
             return True
-        if rebound:
-            # (before the call too: `x = x.at[1].set(g(x[0]))` and `x = x + g(x)` hold the
-            # array read there and use it after the call, changed by NumPy)
-            if _inside(node, stmt):
-                return True
-        elif _after(node, call) or any(_inside(node, loop) for loop in loops):
+        if _inside(node, stmt):
+            # (before the call too: `x + g(x)`, `return x, g(x)`, `x = x.at[1].set(g(x[0]))`
+            # hold the array read there and use it after the call, changed by NumPy; not a
+            # read made into a new value before it, `x * 2 + g(x)`, `jnp.min(x) + g(x)`)
+            if not _after(node, call):
+                part = _operand_around(stmt, node, call)
+                if part is not None and (
+                    name not in _arrays_passed(part) or _disjoint_slices(part, arg)
+                ):
+                    continue
+            return True
+        if not rebound and (_after(node, call) or any(_inside(node, loop) for loop in loops)):
             return True
     # a name bound to the array (or a view of it) in the caller shows the change too
     for other in _aliases_of(index, scope, name):

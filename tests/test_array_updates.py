@@ -1088,3 +1088,24 @@ def test_an_item_among_several_targets_is_refused_with_a_reason(stmt):
     src = HEADER + f"def f(x, v):\n    {stmt}\n    return x\n"
     c = convert(src)
     assert c.text == src and [r.code for r in c.refusals] == ["AJ907"], (c.text, c.refusals)
+
+
+@pytest.mark.parametrize(
+    "store, read",
+    [
+        ("hist.append(x)", "hist[-1]"),
+        ("hist.insert(0, x)", "hist[0]"),
+        ("cache['x'] = x", "cache['x']"),
+        ("setattr(box, 'a', x)", "box.a"),
+        ("box.prev = x", "box.prev"),
+    ],
+)
+def test_an_array_kept_in_a_parameters_container_then_updated_is_refused(store, read):
+    """`hist.append(x); x[0] = 5.0; return hist[-1]` of a parameter `hist`: NumPy's list holds
+    the array the update changes; converted, the update made a new array and the list gave back
+    the old one (silent; probe B). The may-share analysis took `hist` for an array (a
+    parameter) and did not join it with `x`: a method no array has (`append`), a text key, an
+    attribute set or `setattr` makes it a container. Refused (AJ901)."""
+    src = HEADER + f"def f(x, hist, cache, box):\n    {store}\n    x[0] = 5.0\n    return {read}\n"
+    c = convert(src)
+    assert c.text == src and "AJ901" in {r.code for r in c.refusals}, (c.text, c.refusals)

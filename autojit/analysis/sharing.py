@@ -45,6 +45,10 @@ _FRESH_BUILTINS = frozenset(
 _ARRAYS = (Kind.TRACED, Kind.NUMPY)
 _BUILTINS = frozenset(dir(builtins))
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
+# methods that keep what they are given, and that no array has: their object is a container
+_KEEPING_METHODS = frozenset(
+    "append extend insert add update setdefault appendleft extendleft push".split()
+)
 
 
 class Sharing:
@@ -174,8 +178,16 @@ class Sharing:
             self._bind(target.value, value, s)
         elif isinstance(target, (gast.Subscript, gast.Attribute)):
             base = _base_name(target)
-            if base is not None and not self._is_array(
-                gast.Name(id=base, ctx=gast.Load(), annotation=None, type_comment=None), s
+            # (an attribute set, `s.prev = b`, or a text key, `d["k"] = b`, is no array's, even
+            # of a name the values analysis takes for one: a parameter)
+            not_an_array = isinstance(target, gast.Attribute) or (
+                isinstance(target.slice, gast.Constant) and isinstance(target.slice.value, str)
+            )
+            if base is not None and (
+                not_an_array
+                or not self._is_array(
+                    gast.Name(id=base, ctx=gast.Load(), annotation=None, type_comment=None), s
+                )
             ):
                 self._join(base, self._refs(value, s))  # `c[k] = b`: the container holds b
 
@@ -228,13 +240,27 @@ class Sharing:
                     self._join(base, refs)
 
     def _method_call(self, call, s) -> None:
-        """`c.append(b)`: a method of a non-array object given a value may keep it."""
+        """`c.append(b)`: a method of a non-array object given a value may keep it;
+        `setattr(c, "k", b)` too."""
         f = call.func
+        if (
+            isinstance(f, gast.Name)
+            and f.id == "setattr"
+            and len(call.args) == 3
+            and not self._scope.binds("setattr")
+            and "setattr" not in self._local_names
+        ):
+            base = _base_name(call.args[0])
+            if base is not None and not self._module_name(base):
+                self._join(base, self._refs(call.args[2], s))
+            return
         if not isinstance(f, gast.Attribute) or not (call.args or call.keywords):
             return
         base = _base_name(f.value)
-        if base is None or self._module_name(base) or self._is_array(f.value, s):
+        if base is None or self._module_name(base):
             return
+        if self._is_array(f.value, s) and f.attr not in _KEEPING_METHODS:
+            return  # (an array's method; `hist.append(b)` of a parameter is a list's)
         refs: set[str] = set()
         for a in [*call.args, *(k.value for k in call.keywords)]:
             refs |= self._refs(a, s)

@@ -2974,3 +2974,21 @@ def test_an_int_array_the_loop_may_make_floats_is_left_as_python(loop):
     assert "fori_loop" in c.text and not c.functions[0].refusals, c.text
     for x, n in calls:
         _same(original["f"](jnp.asarray(x), n), jax.jit(converted["f"])(x, n))
+
+
+def test_a_python_int_start_past_float32s_ints_that_the_loop_may_make_a_float_is_kept():
+    """`r = 16777217`, then `r = x[i] * 0.5` in a `while` that may run no times: jax's loop
+    promotes the weakly typed start to the body's float32, 16777216.0 where Python returns the
+    int (silent; probe A). Left as Python (AJ932). A start float32 holds exactly (`r = 0`)
+    still converts: the same value, as a float (README)."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x):\n    r = {start}\n    i = 0\n"
+        "    while i < 4 and x[i] < 0:\n        r = x[i] * 0.5\n        i += 1\n    return r\n"
+    )
+    calls = [(np.array([1.0, -2.0, -3.0, 4.0], np.float32),), (-np.ones(4, np.float32),)]
+    out = oracle.run(src.format(start=16777217), calls, name="f")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+    c, _, _ = _convert(src.format(start=0))
+    assert "while_loop" in c.text and not c.functions[0].refusals, c.text

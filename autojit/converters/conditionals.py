@@ -1983,7 +1983,7 @@ class _Conditionals:
         """`return e` -> `return jnp.asarray(e, jnp.result_type(e, lit))`, naming e once."""
         jnp = self.jnp
         e = get(r2, k)
-        blk = _block_of(fn.body, r2) if not isinstance(e, gast.Name) else None
+        blk = block_of(fn.body, r2) if not isinstance(e, gast.Name) else None
         if blk is not None:
             res = self.ctx.fresh("result")
             assign = replace("R = E", R=res, E=e)
@@ -3009,7 +3009,7 @@ def _return_last_value(fn, outs: list[str], src) -> None:
     fn.body[-2:] = new
 
 
-def _block_of(stmts: list, target) -> list | None:
+def block_of(stmts: list, target) -> list | None:
     """The statement list (in ``stmts`` or nested in it) that holds ``target``."""
     if any(x is target for x in stmts):
         return stmts
@@ -3019,7 +3019,7 @@ def _block_of(stmts: list, target) -> list | None:
         for f in ("body", "orelse", "finalbody"):
             sub = getattr(x, f, None)
             if isinstance(sub, list):
-                found = _block_of(sub, target)
+                found = block_of(sub, target)
                 if found is not None:
                     return found
     return None

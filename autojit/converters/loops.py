@@ -53,6 +53,7 @@ from ..analysis.effects import (
     effectful_call,
     grows_geometrically,
     int_constant,
+    literal_ints,
     python_value_use,
     read_by_closures,
     self_step,
@@ -73,7 +74,7 @@ from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
 from .base import Context, bool_argument, first_refused
-from .conditionals import floating
+from .conditionals import block_of, floating
 from .normalize import always_returns, surely_assigned
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
@@ -918,6 +919,26 @@ def _items_changed(fn) -> set[str]:
                         found.add(t.id)
         fn._aj_items_changed = found
     return found
+
+
+def _start_ints(fn, an, loop, n: str) -> list[int] | None:
+    """The ints of the literal that last binds ``n`` before ``loop`` in the loop's own block
+    (`r = 16777217`), where that is how it is bound there."""
+    block = block_of(fn.body, loop)
+    if block is None:
+        return None
+    k = next(i for i, st in enumerate(block) if st is loop)
+    for st in reversed(block[:k]):
+        if n not in an.activity.of(st).writes:
+            continue
+        if (
+            isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+        ):
+            return literal_ints(st.value)
+        return None
+    return None
 
 
 def _another_kind_given(ctx: Context, an, loop, n: str, kind: str) -> str | None:
@@ -2226,6 +2247,22 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         end = end_env.get(n, v)
         if n in plan.targets or n in flags:
             continue
+        if (
+            v.static
+            and v.dtype == "int"
+            and _another_kind_given(ctx, an, loop, n, "int") == "float"
+            and not (n in surely_assigned(loop.body) and not flags and runs_at_least_once(loop))
+            and any(abs(k) > 2**24 for k in _start_ints(ctx.fn, an, loop, n) or ())
+        ):
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` enters the loop as a Python int past 2**24 and the loop may make it a "
+                f"float: a traced loop carries one dtype, float32, which rounds that int where "
+                f"the loop runs no times or does not reach that assignment (Python keeps it); "
+                f"start it as a float (`{n} = float(...)`) if that is meant; left as Python",
+            )
+            return False
         if v.static and not (end.scalar is True and end.kind is Kind.STATIC):
             # a Python scalar is weakly typed: jax promotes its dtype by itself, not its shape
             if end.scalar is not True or (v.dtype == "bool" and end.dtype != "bool"):

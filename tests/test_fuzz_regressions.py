@@ -1841,3 +1841,22 @@ def test_the_array_read_beside_a_call_that_changes_it_is_a_read_after(body) -> N
     ):
         out = oracle.run(head + f"def f(x):\n    {fine}\n    return y\n", inputs, name="f")
         assert out.kind == "converted", out.report()
+
+
+def test_a_helper_changing_the_iterated_array_inside_a_converted_inner_loop_keeps_python() -> None:
+    """Soak seed 15003: `for i in y:` around a `while` whose body calls `y = h(y, t)` with `h`
+    changing `v[1]` in place. The first conversion left the `for` as Python (NumPy iterates the
+    array `h` changes) and made the `while` a `lax.while_loop`; converting that output again
+    made the `for` a scan: the call now stood in the generated `_body`, which the check did not
+    look into (not idempotent). The functions the body defines are looked into now."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef h(v, b):\n    v[1] += b * 0.5\n    return v\n\n\n"
+        "def f(x, y, a, k):\n    n = x.shape[0]\n    s = 0.0\n    t = 0.0\n    c = 0\n"
+        "    for i in y:\n        j = 0\n        while j < n and ((c == 0) and (i == t)):\n"
+        "            j += 1\n            m = 0\n            while m < n and (k == 0):\n"
+        "                m += 1\n                y = h(y, t)\n"
+        "            if (k == 0) and (not ((y[j - 1]) == t)):\n                return x, y, s, t, c\n"
+        "        x = x * 0.5 + y\n    x[-1] = jnp.where(t >= y[-1], jnp.min(x), a)\n"
+        "    return x, y, s, t, c\n"
+    )
+    check(src)

@@ -807,6 +807,17 @@ def _updated_while_iterated(ctx: Context, an: FunctionAnalysis, loop) -> tuple[s
     kinds = {
         _write_kind(st, n, ctx.scope) for st in _own_statements(loop.body) for n in updated
     }
+    if updated and "mixed" not in kinds:
+        # (and the functions the body defines, a converted inner loop's `_body` among them:
+        # `y = h(y, t)` there changes the iterated array as it did before that conversion)
+        inner = [
+            st
+            for d in walk_statements(loop.body)
+            if isinstance(d, (gast.FunctionDef, gast.AsyncFunctionDef))
+            for st in walk_statements(d.body, True)
+        ]
+        if any(_write_kind(st, n, ctx.scope) == "mixed" for st in inner for n in updated):
+            kinds.add("mixed")
     kinds.discard(None)
     return updated, kinds
 

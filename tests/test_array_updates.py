@@ -42,6 +42,12 @@ FORMS = [
         [((arange(6), F32(9)), {}), ((arange(4, 2), F32(-1)), {})],
     ),
     (
+        "slice-from-a-parameter",  # (the start of x[i:i + 2] is inferred static: jax needs it)
+        "def f(x, i, v):\n    x[i:i + 2] = v\n    x[i:i + 1] += v\n    return x\n",
+        ["AJ301", "AJ302"],
+        [((arange(6), 1, F32(9)), {}), ((arange(6), 4, F32(-1)), {})],
+    ),
+    (
         "negative-int",
         "def f(x, v):\n    x[-1] = v\n    x[-2] += v\n    return x\n",
         ["AJ301", "AJ302"],

@@ -191,6 +191,12 @@ POSITIVE = [
         [(X, 2), (X, -1)],
     ),
     (
+        "start-of-a-fixed-size-slice",  # x[i:i + 2] keeps its size, but jax needs i static
+        "def f(x, i):\n    return x[i:i + 2] * 2.0\n",
+        ("i",),
+        [(X, 0), (X, 1)],
+    ),
+    (
         "enumerate-start-positional",
         "def f(x, k):\n    return [i * v for i, v in enumerate(x[:3], k)]\n",
         ("k",),

@@ -334,8 +334,8 @@ def _infer_indexed(fn, scope, memo, stack, params, arrays, index: _Indexed) -> l
                     if kw.arg in tested and kw.arg in _reads(kw.value):
                         mark(kw.value, f"it decides when the recursion of `{fn.name}` ends")
         else:  # a read x[:n], or an update y[:k] = v
-            for part in _slice_bounds(node.slice):
-                mark(part, "it is a slice bound, which sets the size of the slice")
+            for part, reason in _slice_bounds(node.slice):
+                mark(part, reason)
 
     # `out = []; for i in range(n): out.append(...)`: a loop that builds a Python list runs
     # as Python (a traced count gives the list no length), so its count must be static
@@ -823,16 +823,25 @@ def _in_test(node, parents: dict) -> bool:
         return False
 
 
-def _slice_bounds(sl) -> list:
-    parts = []
+_SIZE_BOUND = "it is a slice bound, which sets the size of the slice"
+_START_BOUND = "it is the start of a slice, and jax's slices need static bounds"
+
+
+def _slice_bounds(sl) -> list[tuple[ast.expr, str]]:
+    """The bounds of the slices in an index that must be static, each with the reason."""
+    parts: list[tuple[ast.expr, str]] = []
     elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
     for e in elts:
         if isinstance(e, ast.Slice):
             lo, hi = e.lower, e.upper
-            # x[i:i + 3] keeps a static size; only a bound alone sets the size
+            step = [(e.step, _SIZE_BOUND)] if e.step is not None else []
+            # x[i:i + 3] keeps a static size, but its start must be static too (jax: "Array
+            # slice indices must have static start/stop/step"; a converted loop's own index is
+            # made a dynamic slice by the loops converter)
             if lo is not None and hi is not None and _same_base_offset(lo, hi):
+                parts += [(lo, _START_BOUND), *step]
                 continue
-            parts += [p for p in (lo, hi, e.step) if p is not None]
+            parts += [(p, _SIZE_BOUND) for p in (lo, hi) if p is not None] + step
     return parts
 
 

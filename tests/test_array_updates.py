@@ -1115,3 +1115,19 @@ def test_an_array_kept_in_a_parameters_container_then_updated_is_refused(store, 
     src = HEADER + f"def f(x, hist, cache, box):\n    {store}\n    x[0] = 5.0\n    return {read}\n"
     c = convert(src)
     assert c.text == src and "AJ901" in {r.code for r in c.refusals}, (c.text, c.refusals)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def f(x, v):\n    x[2]: float = v  # keep me\n    x[x > 3]: float = 0.0\n    return x\n",
+        "def f(x):\n    m = x > 2\n    return x.at[m].divide(1.5), x.at[x < 2].power(3)\n",
+        "def f(x, i, v):\n    x[i:i + 2] = v\n    return x\n",
+    ],
+)
+def test_this_rounds_new_outputs_convert_to_themselves(body):
+    """The annotated update, the masked divide / power and the static slice start: converting
+    the output again changes nothing, the comment stays, and no output imports autojit."""
+    c = convert(HEADER + body)
+    assert c.changed and convert(c.text).text == c.text, c.text
+    assert "autojit" not in c.text and ("keep me" not in body or "# keep me" in c.text)

@@ -602,7 +602,7 @@ def _inside(node, outer) -> bool:
     return start <= (node.lineno, node.col_offset) < end
 
 
-def _slice_bounds(node) -> tuple[str, int, float] | None:
+def _literal_slice(node) -> tuple[str, int, float] | None:
     """(name, start, stop) of `x[a:b]` with literal non-negative bounds and no step."""
     if not (type(node) is ast.Subscript and type(node.value) is ast.Name):
         return None
@@ -623,7 +623,7 @@ def _slice_bounds(node) -> tuple[str, int, float] | None:
 def _disjoint_slices(a, b) -> bool:
     """Whether `a` and `b` are slices of one name's first axis that share no item (`x[:1]`
     and `x[1:]`): a change through one never shows through the other."""
-    sa, sb = _slice_bounds(a), _slice_bounds(b)
+    sa, sb = _literal_slice(a), _literal_slice(b)
     if sa is None or sb is None or sa[0] != sb[0]:
         return False
     return sa[2] <= sb[1] or sb[2] <= sa[1]

@@ -352,8 +352,7 @@ def _changes_outside_of(fn) -> bool:
         if a is not None:
             own.add(getattr(a, "id", None) or getattr(a, "arg", None))
     stores: list = []
-    walker = walk_nodes
-    for n in walker(fn):
+    for n in walk_nodes(fn):
         kind = type(n).__name__
         if kind in ("Global", "Nonlocal"):
             return True
@@ -1258,7 +1257,7 @@ def _assigned_from(stmts: list, names: set[str], facts: ValueFacts | None = None
                 isinstance(st, gast.Expr)
                 and isinstance(st.value, gast.Call)
                 and isinstance(st.value.func, gast.Attribute)
-                and st.value.func.attr in _STORING_METHODS
+                and st.value.func.attr in STORING_METHODS
                 and isinstance(st.value.func.value, gast.Name)
                 and any(
                     expr_activity(a).reads & out
@@ -1332,7 +1331,7 @@ def _value_reads(node) -> set[str]:
     return out
 
 
-_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
 
 def _stored_names(target) -> set[str]:

@@ -27,6 +27,7 @@ import builtins
 import gast
 
 from ..gastconv import walk
+from .effects import STORING_METHODS
 from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
 
 # jax.numpy / numpy functions whose result may be (a view of) their first argument
@@ -46,9 +47,7 @@ _ARRAYS = (Kind.TRACED, Kind.NUMPY)
 _BUILTINS = frozenset(dir(builtins))
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
 # methods that keep what they are given, and that no array has: their object is a container
-_KEEPING_METHODS = frozenset(
-    "append extend insert add update setdefault appendleft extendleft push".split()
-)
+_KEEPING_METHODS = STORING_METHODS | {"appendleft", "extendleft", "push"}
 
 
 class Sharing:

@@ -956,12 +956,10 @@ def _another_kind_given(ctx: Context, an, loop, n: str, kind: str) -> str | None
     """A dtype kind other than ``kind`` (`bool`, `int`, `float`) that an assignment in the
     loop's body surely gives ``n`` (`r = x * 0.5`, `r += 0.5`), if any."""
     for st in walk_statements(loop.body):
-        if isinstance(st, gast.Assign):
-            if not any(isinstance(t, gast.Name) and t.id == n for t in st.targets):
-                continue
-        elif not (isinstance(st, gast.AugAssign) and isinstance(st.target, gast.Name)):
-            continue
-        elif st.target.id != n:
+        targets = st.targets if isinstance(st, gast.Assign) else [getattr(st, "target", None)]
+        if not isinstance(st, (gast.Assign, gast.AugAssign)) or not any(
+            isinstance(t, gast.Name) and t.id == n for t in targets
+        ):
             continue
         value = assigned_value(st)
         got = an.value(value, st).dtype

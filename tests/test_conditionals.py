@@ -101,6 +101,44 @@ def test_a_ternary_of_arrays_of_two_dtypes_is_kept_and_refused(use):
     )
 
 
+@pytest.mark.parametrize(
+    "loop",
+    [
+        # an int array the loop came in with, a float array on the branch
+        "    r = x[0].astype(jnp.int32) + 16777216\n    for row in x:\n"
+        "        if row.sum() > 0:\n            r = row * 0.5\n    return r\n",
+        # the same, with the name rewritten before the `if` in the loop
+        "    r = jnp.int32(16777217)\n    for row in x:\n        r = jnp.where(row[0] > 9, r, r)\n"
+        "        if row.sum() > 0:\n            r = row[0] * 0.5\n    return r\n",
+        # a ternary passing the int array through
+        "    r = x[0].astype(jnp.int32) + 16777216\n    for row in x:\n"
+        "        r = row * 0.5 if row.sum() > 0 else r\n    return r\n",
+        # a Python int the loop came in with, a float on the branch
+        "    c = 16777217\n    for row in x:\n        if row.sum() > 0:\n            c += 0.5\n"
+        "    return c\n",
+    ],
+)
+def test_a_python_loop_around_a_traced_if_that_changes_a_dtype_is_refused(loop):
+    """A loop kept as Python (over an array's rows) around a traced `if` whose branch makes a
+    name floats where it came into the loop an int (array or Python int): the values analysis
+    joins the loop's values into one of no known dtype, so the checks for two kinds at the
+    `if` saw nothing, and the int path came back float32 (16777217 as 16777216.0; a loop that
+    takes no branch returned float32 for int32), or `lax.cond` rejected a ternary's two types
+    with no refusal. Its first pass meets the value the loop came in with: refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\ndef f(x):\n" + loop
+    neg = -np.ones((2, 3), np.float32)
+    inputs = [(neg,), (neg * np.array([[1.0], [-1.0]], np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert "AJ918" in " ".join(out.refusals), out.refusals
+    # (one dtype on every path still converts)
+    same = loop.replace(" * 0.5", ".astype(jnp.int32)").replace("c += 0.5", "c += 1")
+    out = oracle.run("import jax.numpy as jnp\n\ndef f(x):\n" + same, inputs, name="f")
+    assert out.kind == "converted" and "AJ918" not in " ".join(out.refusals), out.report()
+
+
 @pytest.mark.parametrize("read", ["y.max()", "y[1]", "jnp.max(y) + 1", "x.mean() * 0.5"])
 def test_a_python_int_against_floats_read_through_a_name_is_refused(read):
     """`best = 16777217`, then `best = y.max()` of `y = x * 0.5` under a traced `if`: the

@@ -896,7 +896,11 @@ class _Conditionals:
         both = self.an.activity.of_block(s.body).writes & self.an.activity.of_block(s.orelse).writes
         for n in types:  # (a path that does not assign it keeps the value from before)
             if n not in both:
-                types[n].add(env[n].dtype if n in env and env[n].static else None)
+                before = env.get(n)
+                if before is not None and not before.static:
+                    # (in a loop: the value it came in with, on the first pass)
+                    before = self._first_pass_value(s, n) or before
+                types[n].add(before.dtype if before is not None and before.static else None)
         return {
             n: {t for t in ts if t is not None}
             for n, ts in types.items()
@@ -1711,6 +1715,39 @@ class _Conditionals:
             cache[fn] = var
         return cache[fn]
 
+    def _first_pass_value(self, s, n: str, exact: bool = True) -> Value | None:
+        """The value ``n`` holds when a loop around ``s`` first reaches it, where the values
+        analysis joins it with the loop's own writes: what the innermost loop whose entry value
+        is not such a join came in with. None where the loop's target is ``n``, or (``exact``)
+        a statement before ``s`` on the way to it writes ``n``; not ``exact``: the loop's entry
+        value all the same (for a refusal, which errs on the safe side)."""
+        inner = s
+        for a in reversed(self.ancestors.get(id(s), ())):
+            for f in ("body", "orelse", "finalbody"):
+                block = getattr(a, f, None) or []
+                if any(st is inner for st in block):
+                    break
+            else:
+                block = next(
+                    (h.body for h in getattr(a, "handlers", []) if any(st is inner for st in h.body)),
+                    [],
+                )
+            for st in block:
+                if st is inner:
+                    break
+                if exact and n in self.an.activity.of(st).writes:
+                    return None
+            if isinstance(a, (gast.For, gast.While)):
+                if isinstance(a, gast.For) and any(
+                    isinstance(t, gast.Name) and t.id == n for t in walk_nodes(a.target)
+                ):
+                    return None
+                entry = self.an.env_before(a).get(n)
+                if entry is not None and (entry.static or entry.dtype is not None):
+                    return entry
+            inner = a
+        return None
+
     def _arrays_of_two_kinds(self, s) -> tuple[str, str, str] | None:
         """(name, kind, kind) for a name read after ``s`` that its branches leave arrays of
         two known dtype kinds (`bool`, `int`, `float`): `r = i.astype(jnp.int32)` on one path,
@@ -1731,6 +1768,19 @@ class _Conditionals:
                         kinds[i] = "float"
             if kinds[0] in _KIND_RANK and kinds[1] in _KIND_RANK and kinds[0] != kinds[1]:
                 return n, kinds[0], kinds[1]
+            # in a loop, the value a branch passes through is the one the loop came in with on
+            # its first pass (the analysis joins it with the loop's own writes: no dtype)
+            for i, block in enumerate((s.body, s.orelse)):
+                other = kinds[1 - i]
+                if kinds[i] is not None or other not in _KIND_RANK:
+                    continue
+                if n in self.an.activity.of_block(block).writes:
+                    continue
+                entry = self._first_pass_value(s, n, exact=False)
+                if entry is None or entry.static or entry.dtype not in _KIND_RANK:
+                    continue
+                if entry.dtype != other:
+                    return (n, entry.dtype, other) if i == 0 else (n, other, entry.dtype)
         return None
 
     def _int_side(self, a, b) -> int | None:
@@ -2396,6 +2446,12 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             )
             return node
         arms = [c._value_or_floats(e, self.stmt) for e in (node.body, node.orelse)]
+        for k, e in enumerate((node.body, node.orelse)):
+            if arms[k].traced and arms[k].dtype is None and isinstance(e, gast.Name):
+                # (in a loop: the value it came in with, which the first pass meets)
+                entry = c._first_pass_value(self.stmt, e.id, exact=False)
+                if entry is not None and entry.traced and entry.dtype in _KIND_RANK:
+                    arms[k] = entry
         if (
             all(v.traced and v.dtype in _KIND_RANK for v in arms)
             and arms[0].dtype != arms[1].dtype

@@ -1118,6 +1118,39 @@ def test_an_array_kept_in_a_parameters_container_then_updated_is_refused(store, 
 
 
 @pytest.mark.parametrize(
+    "store",
+    ["LOG.append(y)", "CACHE['k'] = y", "BOX.last = y", "CACHE['k'] = [y[1:]]", "log.append(y)"],
+)
+def test_an_array_kept_in_a_container_that_outlives_the_function_then_updated_is_refused(store):
+    """`LOG.append(y); y[0] = 5.0` of a module-level list (or dict, or object, or a parameter
+    that the function never reads again): the caller reads the container after the call, and
+    NumPy's holds the changed array; converted, it held the old one (silent). The check of
+    names read after the update saw only the function's own. Refused (AJ901); a store after
+    the last update, or of a copy, still converts."""
+    head = HEADER + "LOG = []\nCACHE = {}\n\n\nclass Box:\n    pass\n\n\nBOX = Box()\n\n\n"
+    src = head + f"def f(x, log):\n    y = x * 2\n    {store}\n    y[0] = 5.0\n    return y\n"
+    c = convert(src)
+    assert c.text == src and "AJ901" in {r.code for r in c.refusals}, (c.text, c.refusals)
+    after = f"def f(x, log):\n    y = x * 2\n    y[0] = 5.0\n    {store}\n    return y\n"
+    copy = store.replace("y", "y.copy()", 1)
+    for fine in (
+        # (a parameter read after the update is refused as before, conservatively)
+        *([after] if not store.startswith("log.") else []),
+        f"def f(x, log):\n    y = x * 2\n    {copy}\n    y[0] = 5.0\n    return y\n",
+    ):
+        c = convert(head + fine)
+        assert c.changed and not c.refusals, (fine, c.refusals)
+    # (run: NumPy's list holds the changed array; the converted function is left as it is)
+    ns: dict = {}
+    exec(compile(src.replace("import jax.numpy as jnp", "import numpy as jnp"), "f.py", "exec"), ns)
+    log: list = []
+    y = ns["f"](np.ones(3, np.float32), log)
+    held = (log or ns["LOG"] or list(ns["CACHE"].values()) or [ns["BOX"].last])[0]
+    held = held[0] if isinstance(held, list) else held
+    assert np.shares_memory(held, y)
+
+
+@pytest.mark.parametrize(
     "body",
     [
         "def f(x, v):\n    x[2]: float = v  # keep me\n    x[x > 3]: float = 0.0\n    return x\n",

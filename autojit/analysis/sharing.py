@@ -23,6 +23,7 @@ being flow-insensitive: ``y = x`` then ``y = y * 2`` still joins ``y`` and ``x``
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import gast
 
@@ -63,6 +64,9 @@ class Sharing:
         # function is passed on as a value (`s = lax.cond(p, _then, _else, s)`)
         self._returned: dict[str, list] = {}
         self._params: dict[str, list[str]] = {}  # (those with positional parameters only)
+        # (container, the names it is given, statement) for each store into a container:
+        # `c[k] = b`, `c.a = b`, `setattr(c, "a", b)`, `c.append(b)`
+        self.stores: list[tuple[str, set[str], Any]] = []
         statements: list = []
         stack = _live(fn.body)
         while stack:
@@ -188,7 +192,9 @@ class Sharing:
                     gast.Name(id=base, ctx=gast.Load(), annotation=None, type_comment=None), s
                 )
             ):
-                self._join(base, self._refs(value, s))  # `c[k] = b`: the container holds b
+                refs = self._refs(value, s)
+                self._join(base, refs)  # `c[k] = b`: the container holds b
+                self._stored(base, refs, s)
 
     def _lax_results_by_element(self, target, value) -> list[set[str]] | None:
         """For a tuple target bound to a call of this function's own functions that all return
@@ -251,7 +257,9 @@ class Sharing:
         ):
             base = _base_name(call.args[0])
             if base is not None and not self._module_name(base):
-                self._join(base, self._refs(call.args[2], s))
+                refs = self._refs(call.args[2], s)
+                self._join(base, refs)
+                self._stored(base, refs, s)
             return
         if not isinstance(f, gast.Attribute) or not (call.args or call.keywords):
             return
@@ -264,6 +272,12 @@ class Sharing:
         for a in [*call.args, *(k.value for k in call.keywords)]:
             refs |= self._refs(a, s)
         self._join(base, refs)
+        if f.attr in _KEEPING_METHODS:
+            self._stored(base, refs, s)
+
+    def _stored(self, container: str, refs: set[str], s) -> None:
+        if refs:
+            self.stores.append((container, refs, s))
 
     # -- what an expression may hand out ---------------------------------------------------
     def _refs(self, node, s) -> set[str]:

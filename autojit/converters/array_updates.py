@@ -717,6 +717,18 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
             "values",
         )
         return True
+    kept = _kept_outside(ctx, x, stmt)
+    if kept is not None:
+        holder, how = kept
+        ctx.refuse(
+            "AJ901",
+            stmt,
+            f"`{holder}` ({how}) may be given `{x}`'s array (or a view of it) before this "
+            f"update and outlives `{ctx.fn.name}`: NumPy's `{holder}` holds the changed "
+            f"array, a functional update would leave it the old one; store `{x}` after its "
+            f"last update, or a copy (`{x}.copy()`)",
+        )
+        return True
     if x in an.params:
         found = _read_after_call(ctx, x)
         if found is not None:
@@ -788,6 +800,51 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
 
     mine = reach(x)
     return sorted(n for n in live if n != x and n in env and mine & reach(n)), False
+
+
+def _kept_outside(ctx: Context, x: str, stmt) -> tuple[str, str] | None:
+    """(container, what it is) for a container that outlives the function (a parameter, one
+    of `self`'s attributes, a module-level or enclosing name) that a store which may run
+    before ``stmt`` (`log.append(x)`, `CACHE["k"] = x`, `self.last = x`, earlier in the code
+    or in a loop around both) gives x's array, a view of it or a name that may hold it: the
+    caller reads that container after the call, whatever the function reads."""
+    sharing = ctx.sharing()
+    if not sharing.stores:
+        return None
+    an = ctx.analysis
+    env = an.env_before(stmt)
+    mine = {x, *viewed_through(env, x)}
+    for other in sharing.shared_with(x):
+        mine.add(other)
+        mine.update(viewed_through(env, other))
+    for holder, refs, st in sharing.stores:
+        if holder == x or not refs & mine:
+            continue
+        if holder in an.params:
+            how = "a parameter"
+        elif holder not in an.values.locals:
+            how = "not a local name"
+        else:
+            continue
+        if _may_run_before(ctx, st, stmt):
+            return holder, how
+    return None
+
+
+def _may_run_before(ctx: Context, first, then) -> bool:
+    """Whether the statement ``first`` may run before ``then``: it starts before it, or a loop
+    holds both (a statement without a place, a generated one, may)."""
+    a, b = getattr(first, "lineno", None), getattr(then, "lineno", None)
+    if a is None or b is None:
+        return True
+    if (a, first.col_offset) < (b, then.col_offset):
+        return True
+    for loop in walk_statements(ctx.fn.body):
+        if isinstance(loop, (gast.For, gast.While)):
+            inside = {id(st) for st in walk_statements(loop.body, into_functions=True)}
+            if id(first) in inside and id(then) in inside:
+                return True
+    return False
 
 
 def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:

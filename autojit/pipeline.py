@@ -295,7 +295,10 @@ def _candidates(tree, text, src, scope, only, all_functions) -> list[_Candidate]
 def _skipped(node, src: SourceText) -> bool:
     """Whether ``# autojit: skip`` stands on the function's `def` line or on another line of
     its signature (a long one ends with `):  # autojit: skip`)."""
-    last = node.body[0].lineno - 1 if node.body[0].lineno > node.lineno else node.lineno
+    # (the body's first statement with a place: a converted nested function's may be one the
+    # conversion put there, `break_ = False` before its loop)
+    first = next((getattr(st, "lineno", None) for st in node.body if hasattr(st, "lineno")), None)
+    last = first - 1 if first is not None and first > node.lineno else node.lineno
     return any(_SKIP.search(src.line_text(n)) for n in range(node.lineno, last + 1))
 
 

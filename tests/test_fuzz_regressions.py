@@ -1860,3 +1860,37 @@ def test_a_helper_changing_the_iterated_array_inside_a_converted_inner_loop_keep
         "    return x, y, s, t, c\n"
     )
     check(src)
+
+
+def test_a_nested_function_whose_loop_becomes_a_while_loop_converts() -> None:
+    """Probe C: a nested `def` whose first statement is a loop with a traced `return` crashed
+    the converter (`'Assign' object has no attribute 'lineno'`: the `# autojit: skip` check
+    read the line of the `break_ = False` the loop's conversion puts first). The check reads
+    the first statement that has a place."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x):\n    def g(v):\n        for j in range(4):\n"
+        "            if v[j] > 0:\n                return j\n        return -1\n    return g(x)\n"
+    )
+    inputs = [(np.array([-1.0, 2.0, 3.0, 0.0], np.float32),), (-np.ones(4, np.float32),)]
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind == "converted" and "while_loop" in out.converted, out.report()
+
+
+@pytest.mark.parametrize("start, bound", [("0.0", "x.shape[0]"), ("0", "x.shape[0]"), ("0", "n")])
+def test_a_power_in_a_later_converted_loop_is_read_as_before(start, bound) -> None:
+    """Probe C: `s = 0.0; for ...: s = s + x[i]`, then `v = v + s ** 2` in a second loop. The
+    first loop was left as Python ("an integer power reads it": of a float, a float's power)
+    and the second made a `fori_loop`; converting that output again made the first one a
+    `fori_loop` too, the read now inside the second's `_body` (not idempotent). A float's power
+    no longer counts, and a function defined after the loop is read for its reads; an int's
+    power still keeps the loop Python, on both conversions."""
+    src = (
+        f"import jax.numpy as jnp\n\n\ndef f(x, n):\n    s = {start}\n    for i in range({bound}):\n"
+        "        s = s + x[i]\n    v = 0.0\n    for i in range({bound}):\n        v = v + s ** 2\n"
+        "    return v\n"
+    ).replace("{bound}", bound)
+    c = autojit.convert_source(src, "f.py", all_functions=True)
+    assert autojit.convert_source(c.text, "f.py", all_functions=True).text == c.text, c.text
+    assert c.text.count("fori_loop(") == (2 if start == "0.0" else 1), c.text
+    out = oracle.run(src, [(np.array([1.0, -2.0, 3.0, 0.5], np.float32), 4)], name="f")
+    assert out.kind in oracle.OK, out.report()

@@ -574,7 +574,12 @@ def python_value_use(
                 inner, outer = node, parent
                 while isinstance(outer, gast.BinOp) and isinstance(outer.op, _INT_OPS):
                     inner, outer = outer, parents.get(id(outer))
-                if isinstance(outer, gast.BinOp) and isinstance(outer.op, (gast.Pow, gast.LShift)):
+                if (
+                    isinstance(outer, gast.BinOp)
+                    and isinstance(outer.op, (gast.Pow, gast.LShift))
+                    and not (dtype_of is not None and dtype_of(n, st) == "float")
+                ):
+                    # (of a Python int: a float's power is a float's, traced or not)
                     other = outer.left if inner is outer.right else outer.right
                     if (isinstance(other, gast.Constant) and type(other.value) is int) or (
                         dtype_of is not None and dtype_of(other, st) == "int"

@@ -1170,6 +1170,20 @@ def _taken(ctx: Context, name: str) -> bool:
 # -- checks --------------------------------------------------------------------------------
 
 
+def _run_after(fn, loop) -> list:
+    """The statements after ``loop``, and those of the functions defined there (a converted
+    loop's `_body`, a branch function: they read the function's names when called; converting
+    the output again must find the same reads)."""
+    after = statements_after(fn, loop)
+    inner = [
+        st
+        for d in after
+        if isinstance(d, (gast.FunctionDef, gast.AsyncFunctionDef))
+        for st in walk_statements(d.body, into_functions=True)
+    ]
+    return after + inner if inner else after
+
+
 def _own_statements(stmts):
     """Every statement of a block, nested ones included; nested functions are yielded but not
     entered."""
@@ -2216,7 +2230,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             continue
         use = (
             python_value_use(
-                [*_own_statements(loop.body), *statements_after(ctx.fn, loop)],
+                [*_own_statements(loop.body), *_run_after(ctx.fn, loop)],
                 {n},
                 ValueFacts(an.value, ctx.scope.qualified),
                 traced_errors=True,

@@ -222,10 +222,12 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
     """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in the module, by function name:
     the call that holds the static-argument keywords, and its kind."""
     out: dict[str, list[tuple[ast.Call, str]]] = {}
-    for node in walk_nodes(tree):
-        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
+    for node, bound in _calls_with_bound_names(tree):
+        if not (node.args and isinstance(node.args[0], ast.Name)):
             continue
         name = node.args[0].id
+        if name in bound:
+            continue  # (`def make(f): return jax.jit(f)`: another `f`, the function's own)
         if _is_jit(_resolve(node.func, scope)):
             out.setdefault(name, []).append((node, "call"))
         elif (
@@ -235,6 +237,40 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
         ):
             out.setdefault(name, []).append((node.func, "partial"))
     return out
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _calls_with_bound_names(tree: ast.Module):
+    """(call, names) for every call in the module, with the names the functions around it bind
+    (their parameters, and the names stored anywhere in them): there a name is not the module's."""
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while stack:
+        node, bound = stack.pop()
+        if isinstance(node, _SCOPES):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]
+            body = node.body if isinstance(node.body, list) else [node.body]
+            stored = {
+                n.id
+                for b in body
+                for n in walk_nodes(b)
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
+            inner = bound | {p.arg for p in params} | stored
+            stack.extend((d, bound) for d in getattr(node, "decorator_list", ()))
+            stack.extend((d, bound) for d in [*a.defaults, *a.kw_defaults] if d is not None)
+            stack.extend((b, inner) for b in body)
+            continue
+        if isinstance(node, _COMPREHENSIONS):  # (`[jax.jit(f) for f in fs]`)
+            bound = bound | {
+                n.id for g in node.generators for n in walk_nodes(g.target) if isinstance(n, ast.Name)
+            }
+        if isinstance(node, ast.Call):
+            yield node, bound
+        stack.extend((c, bound) for c in ast.iter_child_nodes(node))
 
 
 def _function_edits(

@@ -571,6 +571,31 @@ def test_add_jit_plan_mixed_kinds() -> None:
     assert _plan(["b"], [], ["a", "b"], None, [-1]) is None
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "def make(f):\n    return jax.jit(f)",
+        "def make(g):\n    f = g\n    return jax.jit(f)",
+        "make = lambda f: jax.jit(f)",
+        "def make(fs):\n    return [jax.jit(f) for f in fs]",
+    ],
+)
+def test_add_jit_leaves_a_jit_call_of_another_f_alone(other: str) -> None:
+    """`def make(f): return jax.jit(f)` beside a module function `f`: --add-jit took that call
+    for one of the module's `f` and gave it `static_argnames=('n',)`, which broke `make` for
+    any function whose `n` is an array, and left the module's `f` without jit (probe D). A
+    name a function (or a comprehension) binds there is its own."""
+    src = "import jax\nfrom functools import partial\n" + SOURCE + "\n\n" + other + "\n"
+    r = run("convert", "--add-jit", "-", input=src)
+    assert r.exit_code == 0, r.output
+    assert "@partial(jax.jit, static_argnames=('n',))\ndef f(" in r.stdout, r.stdout
+    assert other.replace("jax.jit(f)", "") in r.stdout.replace("jax.jit(f)", ""), r.stdout
+    assert "jax.jit(f)" in r.stdout  # (untouched)
+    ns = _load(r.stdout)
+    got = ns["f"](np.arange(4, dtype=np.float32), 1, 9.0, 4)
+    np.testing.assert_allclose(np.asarray(got), [0, 9, 2, 3])
+
+
 def test_add_jit_merges_into_jit_calls_instead_of_decorating() -> None:
     src = (
         "import jax\nfrom functools import partial\n"

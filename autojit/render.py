@@ -227,6 +227,9 @@ class Renderer:
         self.src = source
         self.unit = unit  # one level of indentation in generated code, as the file writes it
         self._pristine: dict[int, bool] = {}
+        # the source lines written as they are (a statement's, a header's, an expression's
+        # lines): their comments are in the output already
+        self.copied_lines: set[int] = set()
 
     # -- pristine -------------------------------------------------------------------------
     def pristine(self, node) -> bool:
@@ -299,6 +302,7 @@ class Renderer:
     def _segment(self, node) -> str:
         text = self.src.text(node)
         if "\n" in text or "\r" in text:
+            self.copied_lines.update(range(node.lineno, node.end_lineno + 1))
             text = f"({text})"
         return text
 
@@ -422,6 +426,7 @@ class Renderer:
         first = s.lineno
         for d in getattr(s, "decorator_list", []) or []:
             first = min(first, d.lineno)
+        self.copied_lines.update(range(first, s.end_lineno + 1))
         if src.starts_line(s) and self._ends_line(s):
             lines = [src.line_text(n) for n in range(first, s.end_lineno + 1)]
             lines = reindent(lines, indent)
@@ -466,6 +471,7 @@ class Renderer:
         for d in getattr(s, "decorator_list", []) or []:
             first = min(first, d.lineno)
         lines = [self.src.line_text(n) for n in range(first, orig_body[0].lineno)]
+        self.copied_lines.update(range(first, orig_body[0].lineno))
         if isinstance(s, gast.If) and lines[0].lstrip().startswith("elif"):
             lines[0] = lines[0].replace("elif", "if", 1)  # rendered on its own, it is an `if`
         return lines
@@ -728,7 +734,9 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
     nl = newline_of(src.text_)
     start, end = src.stmt_span(o)
     if not new:
-        # removed: drop its whole lines when it has them to itself
+        # removed: drop its whole lines when it has them to itself (its comments stay, each
+        # on a line of its own: a statement moved into a branch function, `return x  # why`
+        # after a returning `if`, is written anew there)
         if src.starts_line(o) and renderer._ends_line(o):
             a = src.line_starts[_first_line(o) - 1]
             b = (
@@ -736,7 +744,11 @@ def _replace_original(renderer: Renderer, src: SourceText, o, new: list) -> None
                 if o.end_lineno < len(src.line_starts)
                 else len(src.text_)
             )
-            src.replace(a, b, "")
+            first, last = _first_line(o), o.end_lineno or o.lineno
+            text = "\n".join(src.line_text(n) for n in range(first, last + 1))
+            comments = _comments(text, first) if "#" in text else []
+            kept = [indent + c for n, c in comments if n not in renderer.copied_lines]
+            src.replace(a, b, "".join(c + nl for c in kept))
         else:
             src.replace(start, end, "pass")
         return

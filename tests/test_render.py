@@ -176,6 +176,33 @@ def test_comments_inside_rewritten_compound_statements_are_kept_once():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "tail",
+    ["    return x  # ident\n", "    y = x + 1  # plus one\n    # before the return\n    return y  # ident\n"],
+)
+def test_comments_of_statements_moved_into_a_branch_function_are_kept_once(tail):
+    """`if x > 0: return jnp.sqrt(x)` then `return x  # ident`: the code after the `if` moves
+    into the `_else` function, and a statement written anew there (`return x` promoted) lost
+    its comment (probe D). Each comment stays once: the moved statements' own lines carry
+    theirs, the others stay where they were."""
+    import re
+
+    import jax
+    import numpy as np
+    from differential import load
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x):\n    if x > 0:\n        return jnp.sqrt(x)\n" + tail
+    c = autojit.convert_source(src, "m.py", all_functions=True)
+    assert "lax.cond" in c.text, c.text
+    for comment in re.findall(r"#.*", src):
+        assert c.text.count(comment) == 1, (comment, c.text)
+    assert autojit.convert_source(c.text, "m.py", all_functions=True).text == c.text
+    for v in (4.0, -1.0):
+        want = load(src)["f"](jax.numpy.float32(v))
+        got = jax.jit(load(c.text)["f"])(np.float32(v))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
 def test_only_the_changed_statements_change():
     before = (
         "import jax.numpy as jnp  # numpy for jax\n"

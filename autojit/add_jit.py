@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .gastconv import child_nodes, walk_nodes
+from .gastconv import child_nodes
 from .model import Conversion, FunctionConversion, Location
-from .scope import ModuleScope, dotted_name, module_scope
+from .scope import ModuleScope, calls_with_bound_names, dotted_name, is_jit, module_scope
 from .source import SourceText, after_header_comments, newline_of
 
 # decorators that jit can sit on top of (they keep the signature through functools.wraps)
@@ -152,22 +152,15 @@ def _tuple_text(values: list[str]) -> str:
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
-def _is_jit(qualified: str | None) -> bool:
-    """``jax.jit``, also as re-exported inside jax (``jax._src.api.jit``)."""
-    return qualified is not None and (
-        qualified == "jax.jit" or (qualified.startswith("jax.") and qualified.endswith("api.jit"))
-    )
-
-
 def _jit_decorator(dec: ast.expr, scope: ModuleScope) -> str | None:
     """'bare' (@jax.jit), 'call' (@jax.jit(...)), 'partial' (@partial(jax.jit, ...)) or None."""
-    if _is_jit(_resolve(dec, scope)):
+    if is_jit(_resolve(dec, scope)):
         return "bare"
     if isinstance(dec, ast.Call):
-        if _is_jit(_resolve(dec.func, scope)) and not dec.args:
+        if is_jit(_resolve(dec.func, scope)) and not dec.args:
             return "call"
         if _resolve(dec.func, scope) == "functools.partial" and dec.args:
-            if _is_jit(_resolve(dec.args[0], scope)):
+            if is_jit(_resolve(dec.args[0], scope)):
                 return "partial"
     return None
 
@@ -222,13 +215,13 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
     """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in the module, by function name:
     the call that holds the static-argument keywords, and its kind."""
     out: dict[str, list[tuple[ast.Call, str]]] = {}
-    for node, bound in _calls_with_bound_names(tree):
+    for node, bound in calls_with_bound_names(tree):
         if not (node.args and isinstance(node.args[0], ast.Name)):
             continue
         name = node.args[0].id
         if name in bound:
             continue  # (`def make(f): return jax.jit(f)`: another `f`, the function's own)
-        if _is_jit(_resolve(node.func, scope)):
+        if is_jit(_resolve(node.func, scope)):
             out.setdefault(name, []).append((node, "call"))
         elif (
             isinstance(node.func, ast.Call)
@@ -237,40 +230,6 @@ def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast
         ):
             out.setdefault(name, []).append((node.func, "partial"))
     return out
-
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _calls_with_bound_names(tree: ast.Module):
-    """(call, names) for every call in the module, with the names the functions around it bind
-    (their parameters, and the names stored anywhere in them): there a name is not the module's."""
-    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
-    while stack:
-        node, bound = stack.pop()
-        if isinstance(node, _SCOPES):
-            a = node.args
-            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]
-            body = node.body if isinstance(node.body, list) else [node.body]
-            stored = {
-                n.id
-                for b in body
-                for n in walk_nodes(b)
-                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-            }
-            inner = bound | {p.arg for p in params} | stored
-            stack.extend((d, bound) for d in getattr(node, "decorator_list", ()))
-            stack.extend((d, bound) for d in [*a.defaults, *a.kw_defaults] if d is not None)
-            stack.extend((b, inner) for b in body)
-            continue
-        if isinstance(node, _COMPREHENSIONS):  # (`[jax.jit(f) for f in fs]`)
-            bound = bound | {
-                n.id for g in node.generators for n in walk_nodes(g.target) if isinstance(n, ast.Name)
-            }
-        if isinstance(node, ast.Call):
-            yield node, bound
-        stack.extend((c, bound) for c in ast.iter_child_nodes(node))
 
 
 def _function_edits(

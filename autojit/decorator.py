@@ -159,7 +159,7 @@ def _decorate(
         f = f.__func__
     fn = _plain_function(f)
     try:
-        rec = _Record(fn, user_names, user_nums, recursive)
+        rec = _Record(fn, user_names, user_nums, recursive, decorated=True)
     except StaleSourceError as exc:
         # converting other text than what runs would run other code: the function as it is
         code = fn.__code__
@@ -299,6 +299,7 @@ class _Record:
         user_names: Sequence[str],
         user_nums: Sequence[int],
         recursive: bool,
+        decorated: bool = False,
     ) -> None:
         self.fn = fn
         self.recursive = recursive
@@ -336,12 +337,28 @@ class _Record:
         # lines above it move; the code, compiled at the file's line numbers, is kept by line)
         # (with the code's fingerprint: an entry is found only for the code it was made from,
         # whose source it was checked to be)
-        key = _cache_key(fn, header, self.lines, declared)
+        # a decorated module-level function (or method) is checked against the module's
+        # callers where it changes its argument in place; a helper, against the functions that
+        # call it where they are converted (`_reads_changed_argument`); a nested function's
+        # callers are its enclosing function's code, not looked up
+        checks_callers = decorated and "<locals>" not in fn.__qualname__
+        key = _cache_key(fn, header + ("\0callers" if checks_callers else ""), self.lines, declared)
         entry = _cache_get(key, fn)
+        if entry is not None and "callers" in entry:
+            if entry["callers"] != _callers_reading(fn, entry["updated"]):
+                entry = None  # (made when the module's callers read otherwise)
         fresh = entry is None
         fc: FunctionConversion | None = None
         if entry is None:
             fc, nheader = self._convert(header, declared)
+            callers, updated = None, sorted(fc.updated_arguments)
+            if updated and checks_callers:
+                # it changes an argument in place, and its text alone shows no caller: the
+                # module's callers decide whether the functional update keeps NumPy's meaning
+                # (AJ908), as they do where the CLI converts the file
+                callers = _callers_reading(fn, updated)
+                if "1" in callers:
+                    fc, nheader = self._convert(header, declared, _module_tree_of(fn))
             if fc.changed and not _compiled_from_file(fn) and (
                 _source_matches(fn, self.lines, header) is False
             ):
@@ -352,6 +369,8 @@ class _Record:
                     f"or an import hook rewrote the function)"
                 )
             entry = {"fc": _encode_fc(fc), "nheader": nheader, "lines": self.lines, "codes": {}}
+            if callers is not None:
+                entry["callers"], entry["updated"] = callers, updated
             _cache_put(key, entry, fn, write=False)
         self.entry = entry
         self.lines = list(entry["lines"])
@@ -394,7 +413,9 @@ class _Record:
         return rec
 
     # -- conversion -------------------------------------------------------------------------
-    def _convert(self, header: str, declared: set[str]) -> tuple[FunctionConversion, int]:
+    def _convert(
+        self, header: str, declared: set[str], callers: ast.Module | None = None
+    ) -> tuple[FunctionConversion, int]:
         fn = self.fn
         nheader = header.count("\n")
         text = header + "".join(self.lines)
@@ -406,6 +427,7 @@ class _Record:
                 only=[name],
                 static_argnames={name: sorted(declared)} if declared else None,
                 line_origins=True,
+                callers=callers,
             )
         except SyntaxError:
             # the quick block finder was wrong (unusual formatting): ask inspect
@@ -417,6 +439,7 @@ class _Record:
                 only=[name],
                 static_argnames={name: sorted(declared)} if declared else None,
                 line_origins=True,
+                callers=callers,
             )
         for fc in conv.functions:
             if fc.name == name:
@@ -1136,6 +1159,58 @@ def _module_index(fn: types.FunctionType) -> tuple[list[str], dict[str, int], di
                     constants[name] = None if name in constants else m.group(2)
         cached = _module_defs[filename] = (lines, defs, constants)
     return cached
+
+
+# (filename, name, parameters) -> (the file's lines as linecache holds them, the answer of
+# `_callers_reading`): strings only, never the file's tree or its callers index (a tree kept
+# alive for good would be an editor server's leak)
+_callers_answers: dict[tuple[str, str, tuple[str, ...]], tuple[list[str], str]] = {}
+
+
+def _dropped_call(name: str) -> re.Pattern[str]:
+    """A statement that is a call of ``name`` (`name(...)`, `obj.name(...)`, `await
+    name(...)`): the only calls whose caller may rely on a change in place of a function that is
+    jitted where it is defined."""
+    return re.compile(
+        rf"(?:^|;)[ \t]*(?:await[ \t]+)?(?:[^\W\d][\w.]*\.)?{re.escape(name)}[ \t]*\(", re.M
+    )
+
+
+def _module_tree_of(fn: types.FunctionType) -> ast.Module | None:
+    """The tree of ``fn``'s whole file, as linecache holds it (None where it does not parse)."""
+    filename = fn.__code__.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    try:
+        return ast.parse("".join(lines), filename) if lines else None
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _callers_reading(fn: types.FunctionType, updated: Sequence[str]) -> str:
+    """For each parameter of ``updated`` (changed in place by ``fn``), whether a caller in its
+    file drops the result of a call and then reads the array it passed (`x:1,y:0`): what
+    decides its AJ908 refusals (the decorated function is jitted, so only those rely on NumPy's
+    change in place), and so whether a cached conversion still holds. A file with no statement
+    calling it is not parsed."""
+    code = fn.__code__
+    filename, name = code.co_filename, code.co_name
+    lines = linecache.getlines(filename, fn.__globals__)
+    key = (filename, name, tuple(updated))
+    cached = _callers_answers.get(key)
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    found = dict.fromkeys(updated, False)
+    if _dropped_call(name).search("".join(lines)):
+        tree = _module_tree_of(fn)
+        params = list(code.co_varnames[: code.co_argcount])
+        method = bool(params) and params[0] in ("self", "cls")
+        for p in updated:
+            found[p] = tree is not None and (
+                argument_read_after_call(tree, name, params, p, method, dropped=True) is not None
+            )
+    answer = ",".join(f"{p}:{int(v)}" for p, v in found.items())
+    _callers_answers[key] = (lines, answer)
+    return answer
 
 
 def _module_constant(fn: types.FunctionType, name: str) -> str | None:

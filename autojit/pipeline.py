@@ -31,7 +31,14 @@ from .converters.base import Context, Names, Options, WordTrigger, word_char
 from .gastconv import ChildFields, ast_to_gast_original, child_nodes, walk_nodes
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
-from .scope import ModuleScope, is_jax_module, jax_decorated, module_scope
+from .scope import (
+    ModuleScope,
+    calls_with_bound_names,
+    is_jax_module,
+    is_jit,
+    jax_decorated,
+    module_scope,
+)
 from .source import SourceText, after_header_comments, newline_of
 
 _SKIP = re.compile(r"#\s*autojit:\s*skip\b")
@@ -136,6 +143,7 @@ def convert_source(
     only: Sequence[str] | None = None,
     all_functions: bool = False,
     line_origins: bool = False,
+    callers: ast.Module | None = None,
 ) -> Conversion:
     """Convert every JAX function in ``text``; return the new text, changes and refusals.
 
@@ -143,6 +151,9 @@ def convert_source(
     (``jax.jit(f)``), or ``only``/``all_functions`` asks for it. ``# autojit: skip`` on the
     ``def`` line leaves a function alone. ``line_origins``: also give each changed function's
     :attr:`~autojit.model.FunctionConversion.line_origins` (for tracebacks of converted code).
+    ``callers``: the tree of the whole module where ``text`` is part of it (the decorator
+    converts a function's own text): a function that changes its argument in place is checked
+    against the callers there (AJ908) rather than in ``text``.
     """
     tree = ast.parse(text, filename=filename)
     scope = module_scope(tree)
@@ -151,14 +162,19 @@ def convert_source(
     )
     src = SourceText(text)
     src.tree = tree  # type: ignore[attr-defined]  # shared with analyses that read the module
+    src.callers = callers  # type: ignore[attr-defined]
     names = Names(scope)
     conversion = Conversion(filename, text, text)
     candidates = _candidates(tree, text, src, scope, only, all_functions)
+    jitted = _jit_call_statics(tree, text, scope) if candidates else {}
     for cand in candidates:
         declared = set((static_argnames or {}).get(cand.qualname, ())) | set(
             (static_argnames or {}).get(cand.node.name, ())
         )
-        result = _convert_function(cand, src, scope, names, options, filename, declared)
+        jit_call = jitted.get(cand.qualname)  # (`g_jit = jax.jit(g, static_argnums=1)`)
+        result = _convert_function(
+            cand, src, scope, names, options, filename, declared, jit_call
+        )
         conversion.functions.append(result)
     needed = _still_needed(names.needed, conversion.functions)
     if needed:
@@ -407,26 +423,126 @@ def _docstring_span(node, src: SourceText) -> tuple[int, int]:
     return at, at
 
 
+_STATIC_KEYWORD = re.compile(r"\bstatic_arg(?:nums|names)\b")
+
+
+def _object_parameters(fn, names: set[str], text: str) -> set[str]:
+    """Those of ``names`` (parameters of the ast function ``fn``, whose code is ``text``) read
+    only through their attributes, one of them a value (`cfg.n`, `self.size`; not only methods
+    called, `mode.lower()`): objects, not numbers, strings or callables."""
+    # (by the text first: a name written other than before a `.` more than once, at its
+    # parameter, is read otherwise somewhere; one never written before a `.` has no attribute)
+    names = {
+        n
+        for n in names
+        if re.search(rf"\b{re.escape(n)}\s*\.", text)
+        and len(re.findall(rf"\b{re.escape(n)}\b(?!\s*\.)", text)) <= 1
+    }
+    if not names:
+        return set()
+    loads: dict[str, int] = {}
+    attributes: list[tuple[int, str]] = []
+    called: set[int] = set()
+    for node in walk_nodes(fn):
+        t = type(node)
+        if t is ast.Call:
+            called.add(id(node.func))
+        elif t is ast.Attribute:
+            v = node.value
+            if type(v) is ast.Name and v.id in names and node.attr not in _ARRAY_ATTRIBUTES:
+                attributes.append((id(node), v.id))
+        elif t is ast.Name and node.id in names and type(node.ctx) is ast.Load:
+            loads[node.id] = loads.get(node.id, 0) + 1
+    through: dict[str, int] = {}
+    data: set[str] = set()
+    for at, n in attributes:
+        through[n] = through.get(n, 0) + 1
+        if at not in called:
+            data.add(n)
+    return {n for n, k in through.items() if k == loads.get(n) and n in data}
+
+
+_ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "T"})
+
+
+def _attribute_reason(reason: str) -> str:
+    """A static-argument reason ("it is the `shape` of ...") said of an attribute."""
+    return reason[3:] if reason.startswith("it ") else f"makes it static ({reason})"
+
+
+def _jit_call_statics(tree, text: str, scope: ModuleScope) -> dict[str, tuple[set[str], Any]]:
+    """The static arguments the module gives where it jits one of its functions by a call
+    (`g_jit = jax.jit(g, static_argnums=1)`, `partial(jax.jit, static_argnames="k")(g)`), by
+    function name, with the (first) call: they are static there as a decorator's are (a name
+    a function around the call binds is not the module's)."""
+    if "static_arg" not in text:
+        return {}
+    # (only the top-level statements on whose lines the keyword is written are walked)
+    lines, line, at = [], 1, 0
+    for m in _STATIC_KEYWORD.finditer(text):  # (in order: each count starts where the last ended)
+        line += text.count("\n", at, m.start())
+        at = m.start()
+        lines.append(line)
+    roots = [
+        st
+        for st in tree.body
+        if (i := bisect.bisect_left(lines, st.lineno)) < len(lines)
+        and lines[i] <= (st.end_lineno or st.lineno)
+    ]
+    out: dict[str, tuple[set[str], Any]] = {}
+    for call, bound in (c for root in roots for c in calls_with_bound_names(root)):
+        if not call.args or not isinstance(call.args[0], ast.Name):
+            continue
+        name = call.args[0].id
+        fn = scope.functions.get(name)
+        if fn is None or name in bound:
+            continue
+        jit_call = None
+        if is_jit(scope.qualified(dotted_name(call.func) or "")):
+            jit_call = call
+        elif (
+            isinstance(call.func, ast.Call)
+            and call.func.args
+            and (dotted_name(call.func.func) or "").endswith("partial")
+            and is_jit(scope.qualified(dotted_name(call.func.args[0]) or ""))
+            and len(call.args) == 1
+        ):
+            jit_call = call.func
+        if jit_call is not None:
+            given = _static_keywords(jit_call, fn)
+            if given:
+                before = out.get(name)
+                out[name] = (before[0] | given, before[1]) if before else (given, jit_call)
+    return out
+
+
 def declared_static(fn, scope: ModuleScope) -> set[str]:
     """Static arguments the user declared in a jit / partial(jit) / autojit.convert decorator."""
     out: set[str] = set()
-    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # an ast function
     for d in fn.decorator_list:
-        if not isinstance(d, ast.Call):
-            continue
-        for kw in d.keywords:
-            if kw.arg == "static_argnames":
-                for c in walk_nodes(kw.value):
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
-                        out.add(c.value)
-            elif kw.arg == "static_argnums":
-                for c in walk_nodes(kw.value):
-                    if (
-                        isinstance(c, ast.Constant)
-                        and isinstance(c.value, int)
-                        and -len(params) <= c.value < len(params)
-                    ):
-                        out.add(params[c.value])
+        if isinstance(d, ast.Call):
+            out |= _static_keywords(d, fn)
+    return out
+
+
+def _static_keywords(call, fn) -> set[str]:
+    """The parameters of ``fn`` (an ast function) that a jit call's `static_argnames` /
+    `static_argnums` keywords name."""
+    out: set[str] = set()
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    for kw in call.keywords:
+        if kw.arg == "static_argnames":
+            for c in walk_nodes(kw.value):
+                if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                    out.add(c.value)
+        elif kw.arg == "static_argnums":
+            for c in walk_nodes(kw.value):
+                if (
+                    isinstance(c, ast.Constant)
+                    and isinstance(c.value, int)
+                    and -len(params) <= c.value < len(params)
+                ):
+                    out.add(params[c.value])
     return out
 
 
@@ -439,7 +555,9 @@ def _wants(convert: Converter, text: str) -> bool:
     return trigger is None or trigger.search(text) is not None
 
 
-def _convert_function(cand, src, scope, names, options, filename, declared) -> FunctionConversion:
+def _convert_function(
+    cand, src, scope, names, options, filename, declared, jit_call=None
+) -> FunctionConversion:
     fn_ast = cand.node
     start, end = src.stmt_span(fn_ast)
     original_text = src.original((start, end))
@@ -463,11 +581,44 @@ def _convert_function(cand, src, scope, names, options, filename, declared) -> F
         result.static_arguments.append(
             StaticArgument(pname, static_param_index(fn_ast, pname), loc, "declared static", True)
         )
+    if jit_call is not None:
+        # static where the module jits it by a call: static in the conversion as a decorator's
+        # are (and warned about by AJ402 where it takes many values: the call is not the
+        # function's own declaration)
+        names_given, at = jit_call
+        for pname in sorted(names_given - user_static):
+            static_names.add(pname)
+            result.static_arguments.append(
+                StaticArgument(
+                    pname,
+                    static_param_index(fn_ast, pname),
+                    Location(filename, at.lineno, src.char_col(at.lineno, at.col_offset) + 1),
+                    "it is declared static where the module jits the function (`jax.jit(...)`)",
+                )
+            )
+        inferred = [r for r in inferred if r.name not in names_given | user_static]
+    objects = _object_parameters(fn_ast, {r.name for r in inferred} - user_static, code_text)
     for r in inferred:
         if r.name in user_static:
             continue
         line = getattr(r.node, "lineno", fn_ast.lineno)
         col = getattr(r.node, "col_offset", 0)
+        if r.name in objects:
+            if options.enabled("AJ944"):
+                result.refusals.append(
+                    Refusal(
+                        "AJ944",
+                        Location(filename, line, src.char_col(line, col) + 1),
+                        f"`{r.name}` is an object whose attribute {_attribute_reason(r.reason)}, "
+                        f"so jit needs "
+                        f"`{r.name}` static; not made static for you: jax keeps the trace for "
+                        f"as long as the argument hashes equal, by identity for most objects, "
+                        f"so a changed attribute would be ignored; pass the attribute as an "
+                        f"argument, or declare `static_argnames=('{r.name}',)` for an "
+                        f"immutable value (a frozen dataclass, a NamedTuple)",
+                    )
+                )
+            continue
         result.static_arguments.append(
             StaticArgument(
                 r.name,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import gast as _gast
 
-from .gastconv import child_nodes
+from .gastconv import child_nodes, walk_nodes
 
 JAX_MODULES = {"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.scipy", "jax.debug"}
 
@@ -249,10 +249,10 @@ _ATTRIBUTES = frozenset({ast.Attribute, _gast.Attribute})
 _NAMES = frozenset({ast.Name, _gast.Name})
 
 
-def jax_decorated(node, scope: ModuleScope) -> bool:
-    """Whether a function (an ``ast`` or gast ``def``) has a jax or autojit decorator
-    (``@jax.jit``, ``@partial(jax.jit, ...)``, ``@jax.vmap``, ``@autojit.convert``...): its
-    callers call the transformed function, which never changes their arrays."""
+def jax_decorated(node, scope: ModuleScope, autojit: bool = True) -> bool:
+    """Whether a function (an ``ast`` or gast ``def``) has a jax or (``autojit``) autojit
+    decorator (``@jax.jit``, ``@partial(jax.jit, ...)``, ``@jax.vmap``, ``@autojit.convert``...):
+    its callers call the transformed function, which never changes their arrays."""
     for d in node.decorator_list:
         target = d.func if isinstance(d, (ast.Call, _gast.Call)) else d
         name = dotted_name(target)
@@ -261,6 +261,50 @@ def jax_decorated(node, scope: ModuleScope) -> bool:
         if name.endswith("partial") and isinstance(d, (ast.Call, _gast.Call)) and d.args:
             name = dotted_name(d.args[0]) or name
         q = scope.qualified(name) or name
-        if q.startswith("jax.") or q.startswith("autojit.") or q in ("jit", "convert"):
+        if q.startswith("jax.") or q == "jit":
+            return True
+        if autojit and (q.startswith("autojit.") or q == "convert"):
             return True
     return False
+
+
+def is_jit(qualified: str | None) -> bool:
+    """``jax.jit``, also as re-exported inside jax (``jax._src.api.jit``)."""
+    return qualified is not None and (
+        qualified == "jax.jit" or (qualified.startswith("jax.") and qualified.endswith("api.jit"))
+    )
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def calls_with_bound_names(tree: ast.AST):
+    """(call, names) for every call in ``tree`` (a module, or one of its top-level statements),
+    with the names the functions around it bind (their parameters, and the names stored
+    anywhere in them): there a name is not the module's."""
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while stack:
+        node, bound = stack.pop()
+        if isinstance(node, _SCOPES):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]
+            body = node.body if isinstance(node.body, list) else [node.body]
+            stored = {
+                n.id
+                for b in body
+                for n in walk_nodes(b)
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
+            inner = bound | {p.arg for p in params} | stored
+            stack.extend((d, bound) for d in getattr(node, "decorator_list", ()))
+            stack.extend((d, bound) for d in [*a.defaults, *a.kw_defaults] if d is not None)
+            stack.extend((b, inner) for b in body)
+            continue
+        if isinstance(node, _COMPREHENSIONS):  # (`[jax.jit(f) for f in fs]`)
+            bound = bound | {
+                n.id for g in node.generators for n in walk_nodes(g.target) if isinstance(n, ast.Name)
+            }
+        if isinstance(node, ast.Call):
+            yield node, bound
+        stack.extend((c, bound) for c in ast.iter_child_nodes(node))

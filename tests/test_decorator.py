@@ -1118,6 +1118,52 @@ def test_loop_with_item_updates():
         same(running_sum(x, n), eager(running_sum, x, n))
 
 
+@pytest.mark.parametrize("cache", ["0", "1"])
+def test_a_decorated_function_changing_its_argument_is_checked_against_its_callers(
+    tmp_path, monkeypatch, cache
+):
+    """`@autojit.convert def put(x): x[0] = 7.0; return x`, called `put(y); return y` by
+    another function of the module: NumPy's `y` holds 7.0 after the call. The decorator converts
+    a function's own text, which shows no caller, and the CLI left decorated functions out of
+    the callers check to give the same text: the caller got the old `y` back (silent). Both
+    read the module's callers now: refused (AJ908), the update left as written (jit then
+    raises), and a caller that uses the returned array (`y = put(y)`) keeps it converted. A
+    `__pycache__` entry made for other callers is not reused."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setenv("AUTOJIT_CACHE", cache)
+    head = "import jax.numpy as jnp\nimport autojit\n\n\n@autojit.convert\ndef put(x):\n"
+    head += "    x[0] = 7.0\n    return x\n\n\n"
+    x = np.ones(3, np.float32)
+    for k, (caller, refused) in enumerate(
+        [("    y = put(y)\n", False), ("    put(y)\n", True), ("    y = put(y)\n", False)]
+    ):
+        text = head + "def use(x):\n    y = x * 2\n" + caller + "    return y\n"
+        # (one module name, the file rewritten: a cache entry is looked up by name and text)
+        mod = _import_user_module(tmp_path, "aj_callers_mod", text)
+        codes = {r.code for r in mod.put.refusals}
+        assert ("AJ908" in codes) is refused, (k, mod.put.refusals)
+        cli = autojit.convert_source(text, "m.py", only=["put"]).function("put")
+        assert ("AJ908" in {r.code for r in cli.refusals}) is refused
+        assert mod.put.source == "".join(
+            line for line in cli.new_text.splitlines(True) if "@autojit" not in line
+        )
+        if refused:
+            with pytest.raises(TypeError):
+                mod.use(x)  # (loud: the update runs on a jax array)
+        else:
+            same(mod.use(x), f32(7.0, 2.0, 2.0))
+    # wrapped by a call, and handed on as a value: jitted where it is wrapped, its callers use
+    # what it returns
+    text = (
+        "import jax.numpy as jnp\nimport autojit\n\n\ndef put(x):\n    x[0] = 7.0\n"
+        "    return x\n\n\nfast = autojit.convert(put)\nputs = [put]\n"
+    )
+    mod = _import_user_module(tmp_path, "aj_callers_mod", text)
+    assert not mod.fast.refusals and "x.at[0].set(7.0)" in mod.fast.source
+    same(mod.fast(x), f32(7.0, 1.0, 1.0))
+
+
 def test_source_is_what_the_cli_writes():
     with open(HERE) as f:
         text = f.read()

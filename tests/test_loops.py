@@ -2992,3 +2992,24 @@ def test_a_python_int_start_past_float32s_ints_that_the_loop_may_make_a_float_is
     assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
     c, _, _ = _convert(src.format(start=0))
     assert "while_loop" in c.text and not c.functions[0].refusals, c.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    best = None\n    for i in range(x.shape[0]):\n        if best is None:\n"
+        "            best = x[i]\n        else:\n            best = jnp.maximum(best, x[i])\n"
+        "    return best\n",
+        "    y = None\n    for i in range(n):\n        y = x[i]\n    return y\n",
+    ],
+)
+def test_a_loop_state_starting_as_none_is_left_as_python(body):
+    """`best = None` before a loop that gives it a value: the converted loop filled `None` into
+    the state's type (`jnp.full(t.shape, None, ...)`: a TypeError under jit, no refusal; probe
+    C). A traced loop's state has one type from the start: left as Python (AJ932)."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x, n):\n" + body
+    out = oracle.run(src, [(np.array([1.0, -2.0, 3.0, 0.5], np.float32), 3)], name="f")
+    assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
+    assert "fori_loop" not in out.converted

@@ -294,13 +294,17 @@ def argument_read_after_call(
     param: str,
     method: bool = False,
     function: bool = False,
+    dropped: bool = False,
 ) -> ReadAfterCall | None:
     """A call of the function ``name`` (positional parameters ``params``; ``method``: called as
     ``obj.name(...)`` without its first one) in module ``tree`` whose caller reads the array it
     passed for ``param`` after the call; None where no caller does. ``function``: ``name`` is
     known to be that function (else it is where ``tree`` defines it) and a read of it as a value
-    (`g = name`) hands it to callers that cannot be followed."""
-    return _search(_index(tree), name, params, param, method, set(), function)
+    (`g = name`) hands it to callers that cannot be followed. ``dropped``: only calls whose
+    result is dropped (`put(y)` as a statement: the caller relies on the change in place), and
+    no caller that cannot be followed (for a function that is jitted where it is defined,
+    `@autojit.convert`: a caller using its result meant the functional one)."""
+    return _search(_index(tree), name, params, param, method, set(), function, dropped)
 
 
 def arguments_passed(
@@ -323,11 +327,13 @@ def arguments_passed(
     return out
 
 
-def _search(index, name, params, param, method, seen, function=False) -> ReadAfterCall | None:
+def _search(
+    index, name, params, param, method, seen, function=False, dropped=False
+) -> ReadAfterCall | None:
     if (name, param) in seen:
         return None
     seen.add((name, param))
-    if function or name in index.functions:
+    if (function or name in index.functions) and not dropped:
         for line, function in index.values.get(name, ()):
             # handed on as a value: called where this module cannot follow (`g = h; g(x)`)
             where = function.name if function is not None else "<module>"
@@ -342,6 +348,8 @@ def _search(index, name, params, param, method, seen, function=False) -> ReadAft
         arg = _argument(call, k, param)
         if arg is None:
             continue  # not passed here
+        if dropped and (arg is _UNKNOWN or not _result_dropped(site.stmt, call)):
+            continue
         caller = site.function.name if site.function is not None else "<module>"
         if arg is _UNKNOWN:
             return ReadAfterCall(caller, call.lineno, param)
@@ -372,10 +380,21 @@ def _search(index, name, params, param, method, seen, function=False) -> ReadAft
             owner_method = bool(own) and own[0] in ("self", "cls")
             p = _parameter_behind(index, fn, base, (stmt.lineno, stmt.col_offset), set(own))
             if p is not None:
-                found = _search(index, fn.name, _positional(fn), p, owner_method, seen)
+                found = _search(
+                    index, fn.name, _positional(fn), p, owner_method, seen, dropped=dropped
+                )
                 if found is not None:
                     return found
     return None
+
+
+def _result_dropped(stmt, call) -> bool:
+    """Whether ``call`` is its statement's whole expression (`put(y)`, `await put(y)`): its
+    result is dropped."""
+    if type(stmt) is not ast.Expr:
+        return False
+    value = stmt.value.value if type(stmt.value) is ast.Await else stmt.value
+    return value is call
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)

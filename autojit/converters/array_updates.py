@@ -551,19 +551,35 @@ def _read_after_call(ctx: Context, param: str) -> ReadAfterCall | None:
     if memo is None:
         memo = ctx._aj_read_after = {}  # type: ignore[attr-defined]
     if param not in memo:
-        tree = getattr(ctx.source, "tree", None)
+        callers = getattr(ctx.source, "callers", None)  # (the module's, for the decorator)
+        tree = callers or getattr(ctx.source, "tree", None)
         fn = ctx.fn
         text = ctx.source.text_
-        if tree is None or not getattr(fn, "_aj_orig", False) or jax_decorated(fn, ctx.scope):
+        if (
+            tree is None
+            or not getattr(fn, "_aj_orig", False)
+            or jax_decorated(fn, ctx.scope, autojit=False)
+        ):
             # (a function autojit made is called only where it made it; callers of a jitted
-            # or transformed one never see their arrays change)
+            # or transformed one never see their arrays change; those of one that
+            # `@autojit.convert` converts are the user's NumPy code, which sees them change)
             memo[param] = None
-        elif text.isascii() and len(re.findall(rf"\b{re.escape(fn.name)}\b", text)) <= 1:
+        elif (
+            callers is None
+            and text.isascii()
+            and len(re.findall(rf"\b{re.escape(fn.name)}\b", text)) <= 1
+        ):
             memo[param] = None  # its name is written once, at its `def`: nothing calls it
         else:
             params = [a.id for a in fn.args.posonlyargs + fn.args.args]
             method = bool(params) and params[0] in ("self", "cls")
-            memo[param] = argument_read_after_call(tree, fn.name, params, param, method)
+            # (`@autojit.convert`, or converted by it: jitted, and called so by the user; a
+            # call that drops its result and then reads the array relies on NumPy's change in
+            # place)
+            dropped = callers is not None or jax_decorated(fn, ctx.scope)
+            memo[param] = argument_read_after_call(
+                tree, fn.name, params, param, method, dropped=dropped
+            )
     return memo[param]
 
 

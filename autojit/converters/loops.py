@@ -1170,6 +1170,25 @@ def _taken(ctx: Context, name: str) -> bool:
 # -- checks --------------------------------------------------------------------------------
 
 
+def _none_before(fn, loop, n: str) -> bool:
+    """Whether a statement before ``loop`` (outside it) binds ``n`` to `None` (`best = None`,
+    `best: float | None = None`)."""
+    inside = {id(st) for st in walk_statements([loop])}
+    for st in walk_statements(fn.body):
+        if id(st) in inside or (getattr(st, "lineno", None) or 0) >= loop.lineno:
+            continue
+        if isinstance(st, gast.Assign):
+            targets, value = st.targets, st.value
+        elif isinstance(st, gast.AnnAssign) and st.value is not None:
+            targets, value = [st.target], st.value
+        else:
+            continue
+        if isinstance(value, gast.Constant) and value.value is None:
+            if any(isinstance(t, gast.Name) and t.id == n for t in targets):
+                return True
+    return False
+
+
 def _run_after(fn, loop) -> list:
     """The statements after ``loop``, and those of the functions defined there (a converted
     loop's `_body`, a branch function: they read the function's names when called; converting
@@ -2284,6 +2303,16 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 f"float: a traced loop carries one dtype, float32, which rounds that int where "
                 f"the loop runs no times or does not reach that assignment (Python keeps it); "
                 f"start it as a float (`{n} = float(...)`) if that is meant; left as Python",
+            )
+            return False
+        if v.static and _none_before(ctx.fn, loop, n):
+            ctx.refuse(
+                "AJ932",
+                loop,
+                f"`{n}` may enter the loop as `None` (the loop gives it a value): a traced "
+                f"loop's state has one type from the start, and `None` is none; give it a "
+                f"value of the loop's type before the loop (`{n} = x[0]`, `{n} = -jnp.inf`), "
+                f"or a flag beside it; left as Python",
             )
             return False
         if v.static and not (end.scalar is True and end.kind is Kind.STATIC):

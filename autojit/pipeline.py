@@ -426,43 +426,44 @@ def _docstring_span(node, src: SourceText) -> tuple[int, int]:
 _STATIC_KEYWORD = re.compile(r"\bstatic_arg(?:nums|names)\b")
 
 
-def _object_parameters(fn, names: set[str], text: str) -> set[str]:
-    """Those of ``names`` (parameters of the ast function ``fn``, whose code is ``text``) read
-    only through their attributes, one of them a value (`cfg.n`, `self.size`; not only methods
-    called, `mode.lower()`): objects, not numbers, strings or callables."""
-    # (by the text first: a name written other than before a `.` more than once, at its
-    # parameter, is read otherwise somewhere; one never written before a `.` has no attribute)
-    names = {
-        n
-        for n in names
-        if re.search(rf"\b{re.escape(n)}\s*\.", text)
-        and len(re.findall(rf"\b{re.escape(n)}\b(?!\s*\.)", text)) <= 1
-    }
-    if not names:
-        return set()
-    loads: dict[str, int] = {}
-    attributes: list[tuple[int, str]] = []
-    called: set[int] = set()
-    for node in walk_nodes(fn):
-        t = type(node)
-        if t is ast.Call:
-            called.add(id(node.func))
-        elif t is ast.Attribute:
-            v = node.value
-            if type(v) is ast.Name and v.id in names and node.attr not in _ARRAY_ATTRIBUTES:
-                attributes.append((id(node), v.id))
-        elif t is ast.Name and node.id in names and type(node.ctx) is ast.Load:
-            loads[node.id] = loads.get(node.id, 0) + 1
-    through: dict[str, int] = {}
-    data: set[str] = set()
-    for at, n in attributes:
-        through[n] = through.get(n, 0) + 1
-        if at not in called:
-            data.add(n)
-    return {n for n, k in through.items() if k == loads.get(n) and n in data}
+def _object_parameters(names: set[str], text: str) -> set[str]:
+    """Those of ``names`` (parameters of the function whose code is ``text``) read only through
+    their attributes, one of them a value (`cfg.n`, `self.size`; not only methods called,
+    `mode.lower()`, nor an array's `.shape`): objects, not numbers, strings or callables. Read
+    from the text (a mention in a comment or a string counts as a read otherwise)."""
+    return {n for n in names if _object_by_text(text, n)}
 
 
 _ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "T"})
+
+
+def _object_by_text(text: str, name: str) -> bool:
+    """Whether every whole-word ``name`` of ``text`` but one (its parameter) is followed by
+    `.attribute`, none an array's attribute, one of them not called."""
+    data, other = False, 0
+    n = len(text)
+    for i in _word_at(text, name):
+        j = i + len(name)
+        while j < n and text[j] in " \t\r\n":
+            j += 1
+        if j >= n or text[j] != ".":
+            other += 1
+            if other > 1:
+                return False
+            continue
+        k = j + 1
+        while k < n and text[k] in " \t":
+            k += 1
+        e = k
+        while e < n and word_char(text[e]):
+            e += 1
+        if text[k:e] in _ARRAY_ATTRIBUTES:
+            return False
+        while e < n and text[e] in " \t":
+            e += 1
+        if e >= n or text[e] != "(":
+            data = True
+    return data
 
 
 def _attribute_reason(reason: str) -> str:
@@ -597,7 +598,7 @@ def _convert_function(
                 )
             )
         inferred = [r for r in inferred if r.name not in names_given | user_static]
-    objects = _object_parameters(fn_ast, {r.name for r in inferred} - user_static, code_text)
+    objects = _object_parameters({r.name for r in inferred} - user_static, code_text)
     for r in inferred:
         if r.name in user_static:
             continue

@@ -1164,3 +1164,23 @@ def test_this_rounds_new_outputs_convert_to_themselves(body):
     c = convert(HEADER + body)
     assert c.changed and convert(c.text).text == c.text, c.text
     assert "autojit" not in c.text and ("keep me" not in body or "# keep me" in c.text)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    s = slice(1, 3)\n    x[s] = 0.0\n    return x\n",
+        "    x[slice(1, 4)] = 0.0\n    return x\n",
+        "    for s in (slice(0, 2), slice(3, 5)):\n        x[s] += 1.0\n    return x\n",
+        "    t = (1, slice(1, 3))\n    y = x.reshape(2, 3)\n    y[t] += 9.0\n    return y\n",
+    ],
+)
+def test_a_slice_object_index_is_no_mask(body):
+    """`s = slice(1, 3); x[s] = 0.0`: the index's kind was not known, so the update became the
+    mask-or-index form `... if jnp.result_type(s) == jnp.bool_ else ...`, and
+    `jnp.result_type` of a slice raised under jit (probe F). A slice is a Python object, never
+    an array: a plain `.at[]` update."""
+    from tests.fuzz import oracle
+
+    out = oracle.run(HEADER + "def f(x):\n" + body, [(np.arange(6, dtype=np.float32),)], name="f")
+    assert out.kind == "converted" and "result_type" not in out.converted, out.report()

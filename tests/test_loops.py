@@ -3013,3 +3013,21 @@ def test_a_loop_state_starting_as_none_is_left_as_python(body):
     out = oracle.run(src, [(np.array([1.0, -2.0, 3.0, 0.5], np.float32), 3)], name="f")
     assert out.kind in oracle.OK and "AJ932" in " ".join(out.refusals), out.report()
     assert "fori_loop" not in out.converted
+
+
+@pytest.mark.parametrize("bound", ["x.shape[0]", "n"])
+def test_a_scalar_array_state_the_body_makes_a_row_gets_the_bodys_shape(bound):
+    """`acc = jnp.zeros(())` plus the rows of a 2-D `x`: the `fori_loop` carried the scalar,
+    and lax rejected the body's row ("carry input and carry output must have equal types"),
+    where the original ran under plain `jax.jit` (probe C). A scalar array start is given the
+    body's shape and dtype, as a Python number's is (`jnp.zeros(())` is known to be one number
+    now); a 1-D `x` keeps it a scalar."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, n):\n    acc = jnp.zeros(())\n"
+        f"    for i in range({bound}):\n        acc = acc + x[i]\n    return acc\n"
+    )
+    for x in (np.arange(12, dtype=np.float32).reshape(3, 4), np.arange(4, dtype=np.float32)):
+        out = oracle.run(src, [(x, 3)], name="f", decorator=True)
+        assert out.kind == "converted" and "fori_loop" in out.converted, out.report()

@@ -532,6 +532,8 @@ class ValueAnalysis:
                     dtype,
                     True,
                 )
+            if qual == "builtins.slice":
+                return STATIC  # (a Python object, whatever its bounds: never an array)
             if qual in ("builtins.list",):
                 return Value(Kind.LIST)
             if qual in ("builtins.dict",):
@@ -692,6 +694,16 @@ class ValueAnalysis:
                 return Value(Kind.TRACED, "float", False)
             ints = bool(bounds) and all(b in ("int", "bool") for b in bounds)
             return Value(Kind.TRACED, "int" if ints else None, False)
+        if short in ("zeros", "ones", "empty") and node.args and qual.startswith("jax.numpy."):
+            # floats unless a dtype is given; one number where the shape is `()`
+            shape = node.args[0]
+            scalar = None
+            if isinstance(shape, (gast.Tuple, gast.List)):
+                scalar = not shape.elts
+            elif isinstance(shape, gast.Constant) and type(shape.value) is int:
+                scalar = False
+            dt = [k.value for k in node.keywords if k.arg == "dtype"] + node.args[1:2]
+            return Value(Kind.TRACED, _dtype_kind(dt[0]) if dt else "float", scalar)
         if short in (
             "argsort",
             "nonzero",
@@ -935,6 +947,7 @@ def _shape_source(left, lv: Value, right, rv: Value) -> str | None:
 
 _BUILTINS = {
     "len",
+    "slice",
     "range",
     "int",
     "float",

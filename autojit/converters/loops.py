@@ -2321,6 +2321,10 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 promote.append(n)
                 if v.dtype in ("int", "float"):
                     numbers.add(n)
+        elif v.traced and v.scalar is True and end.scalar is not True and n not in flags:
+            # an array scalar the body may make an array (`acc = jnp.zeros(())` plus rows of
+            # `x`): the carry is given the body's shape and dtype, as a Python number is
+            promote.append(n)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             other = _another_kind_given(ctx, an, loop, n, v.dtype)
             if other is not None and not (

@@ -139,6 +139,43 @@ def test_a_python_loop_around_a_traced_if_that_changes_a_dtype_is_refused(loop):
     assert out.kind == "converted" and "AJ918" not in " ".join(out.refusals), out.report()
 
 
+@pytest.mark.parametrize(
+    "test, inputs",
+    [
+        # a shape guard: Python never computes the vector `t > 0` of a 1-D `t`
+        (
+            "(t.ndim == 0 and t > 0) or x.max() > 5",
+            [(np.ones((2, 1), np.float32), np.ones(2, np.float32)),
+             (np.ones((2, 1), np.float32) * 9, np.float32(1.0))],
+        ),
+        # a None guard: Python never reads `t.sum()` of `t = None`
+        (
+            "(t is not None and t.sum() > 0) or x.max() > 5",
+            [(np.ones((2, 1), np.float32), None), (np.ones((2, 1), np.float32), np.ones(2, np.float32))],
+        ),
+        # a flag, read as a Python value after (converting the output again kept it Python)
+        ("(t and x.sum() > 2) or x.max() > 5", [(np.ones((2, 1), np.float32), True),
+                                                  (np.ones((2, 1), np.float32) * 3, False)]),
+    ],
+)
+def test_a_python_operand_inside_a_nested_and_or_still_short_circuits(test, inputs):
+    """`if (t.ndim == 0 and t > 0) or x.max() > 5:` became `jnp.logical_or(jnp.logical_and(t.ndim
+    == 0, t > 0), ...)`: the vector `t > 0` that Python never computes made the predicate a
+    vector, and `jnp.where` broadcast `x` to (2, 2) (silent; probe E); `t.sum()` of `t = None`
+    raised; a flag written into `jnp.logical_and` was read as traced on the next conversion
+    (not idempotent). A Python operand decides at trace time: `(t > 0) if (t.ndim == 0) else
+    False`."""
+    from tests.fuzz import oracle
+
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, t):\n"
+        f"    if {test}:\n        x = x * 3\n    if t is not None and t is not False:\n"
+        "        x = x + 1\n    return x\n"
+    )
+    out = oracle.run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted", out.report()  # (equal, and converting again changes nothing)
+
+
 @pytest.mark.parametrize("read", ["y.max()", "y[1]", "jnp.max(y) + 1", "x.mean() * 0.5"])
 def test_a_python_int_against_floats_read_through_a_name_is_refused(read):
     """`best = 16777217`, then `best = y.max()` of `y = x * 0.5` under a traced `if`: the
@@ -2547,3 +2584,26 @@ def test_a_guard_against_overflow_is_a_cond_with_a_finite_gradient(fn):
         expected = jax.grad(original)(jnp.float32(v))
         got = jax.jit(jax.grad(converted))(jnp.float32(v))
         np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    if all(x > 0):\n        return x * 2\n    return x\n",
+        "    if any(x > 2) and x.sum() > 0:\n        x = x - 1\n    return x\n",
+        "    while any(x > 1):\n        x = x / 2\n    return x\n",
+    ],
+)
+def test_builtin_all_and_any_of_an_array_become_jnp_all_and_any(body):
+    """`if all(x > 0):` became `jnp.where(all(x > 0), ...)` (and `while any(x > 1):` a
+    `cond_fun` returning `any(x > 1) != 0`): Python's `all` takes bool() of each item, which
+    fails on traced items, with no refusal (probe E). Of one array they are `jnp.all` /
+    `jnp.any` (Python's truth for a 1-D array); of a generator they stay Python's."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x):\n" + body
+    inputs = [(np.array([1.0, 2.0, 3.0], np.float32),), (np.array([-1.0, 2.0, 3.0], np.float32),)]
+    out = oracle.run(src, inputs, name="f", decorator=True)
+    assert out.kind == "converted" and ("jnp.all(" in out.converted or "jnp.any(" in out.converted), (
+        out.report()
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import gast
 
@@ -80,6 +81,29 @@ def bool_argument(ctx: Context, node):
     ):
         return node.args[0]
     return None
+
+
+def builtin_reduction(ctx: Context, node, stmt) -> tuple[str, Any] | None:
+    """("all" | "any", argument) for the builtin `all(t)` / `any(t)` (rebound neither in the
+    module nor in the function) of one computed array (`all(x > 0)`): Python takes bool() of
+    each item of a 1-D array, which fails on traced items; `jnp.all` / `jnp.any` give that
+    truth. None for anything else (a generator, a list display: Python's own iteration)."""
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Name)
+        and node.func.id in ("all", "any")
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], _ARRAY_EXPRESSIONS)
+        and not ctx.scope.binds(node.func.id)
+        and node.func.id not in ctx.analysis.activity.of_block(ctx.fn.body).writes
+        and ctx.analysis.value(node.args[0], stmt).traced
+    ):
+        return node.func.id, node.args[0]
+    return None
+
+
+_ARRAY_EXPRESSIONS = (gast.Compare, gast.Call, gast.Name, gast.Attribute, gast.Subscript, gast.BinOp)
 
 
 def first_refused(stmts):

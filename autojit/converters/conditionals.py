@@ -71,7 +71,7 @@ from ..jaxapi import ELEMENTWISE_FUNCTIONS
 from ..render import _unparse, replace_statements
 from ..scope import ModuleScope
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context, bool_argument, first_refused
+from .base import Context, bool_argument, builtin_reduction, first_refused
 from .normalize import (
     always_returns,
     has_return,
@@ -445,6 +445,9 @@ class _Conditionals:
         argument = bool_argument(self.ctx, node) if v.traced else None
         if argument is not None:  # (`if bool(x.sum() > 0):`)
             return self.pred(argument, stmt, inner)
+        reduction = builtin_reduction(self.ctx, node, stmt) if v.traced else None
+        if reduction is not None:  # (`if all(x > 0):`, of a 1-D `x`)
+            return replace_expr(f"{self.jnp}.{reduction[0]}(A)", A=reduction[1])
         lowered = isinstance(node, gast.BoolOp) or (
             inner
             and (
@@ -459,8 +462,15 @@ class _Conditionals:
             fn = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
             parts = [self.pred(p, stmt, inner=True) for p in node.values]
             out = parts[-1]
-            for p in reversed(parts[:-1]):
-                out = replace_expr(f"{jnp}.{fn}(A, B)", A=p, B=out)
+            for p, part in zip(reversed(node.values[:-1]), reversed(parts[:-1]), strict=True):
+                if self.value(p, stmt).static:
+                    # a Python value decides at trace time whether Python reads the rest: as
+                    # `jnp.logical_and` the rest would be computed when it guards it (`t.ndim
+                    # == 0 and t > 0`: a vector `t > 0`, or `w.sum()` of `w = None`)
+                    form = "B if A else False" if fn == "logical_and" else "True if A else B"
+                    out = replace_expr(form, A=part, B=out)
+                else:
+                    out = replace_expr(f"{jnp}.{fn}(A, B)", A=part, B=out)
             return out
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
             return replace_expr(

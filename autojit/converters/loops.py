@@ -73,7 +73,7 @@ from ..render import _unparse, replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
-from .base import Context, bool_argument, first_refused
+from .base import Context, bool_argument, builtin_reduction, first_refused
 from .conditionals import block_of, floating
 from .normalize import always_returns, surely_assigned
 
@@ -3251,6 +3251,9 @@ def _truth(ctx: Context, an: FunctionAnalysis, loop, test, as_bool: bool = True)
     argument = bool_argument(ctx, test)
     if argument is not None:  # (`while bool(x[i] > 0):`)
         return _truth(ctx, an, loop, argument, as_bool)
+    reduction = builtin_reduction(ctx, test, loop)
+    if reduction is not None:  # (`while any(x > 1):`, of a 1-D `x`)
+        return replace_expr(f"{ctx.names.jnp}.{reduction[0]}(A)", A=reduction[1])
     v = _head_value(an, loop, test)
     jnp = ctx.names.jnp
     if v.scalar is False:

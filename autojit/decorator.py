@@ -38,7 +38,11 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
-from .analysis.callers import argument_read_after_call, arguments_passed
+from .analysis.callers import (
+    argument_read_after_call,
+    arguments_passed,
+    result_tested_by_identity,
+)
 from .gastconv import ChildFields, walk_nodes
 from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
@@ -759,6 +763,8 @@ class _Record:
                         called = nodes[0].attr if nodes else name
                         if self._reads_changed_argument(called, helper):
                             continue  # (called as written: its item update fails under jit)
+                        if self._tests_result_identity(called, helper):
+                            continue  # (called as written: its traced `if` fails under jit)
                         helpers[name] = types.CellType(_live_helper(helper, current))
                         attributes.update((id(node), name) for node in nodes)
             if attributes:
@@ -787,6 +793,27 @@ class _Record:
         except SyntaxError:  # (a string at a lower indentation than the code: dedent cannot)
             text = "".join(self.lines)
             return ast.parse(f"class {_WRAPPER_CLASS}:\n" + text if self.indent else text)
+
+    def _tests_result_identity(self, called: str, helper: _Record) -> bool:
+        """Whether this function tests the result of ``helper`` (as ``called``) with `is`
+        (`if big(x) is True:`) where the helper's conversion made a returning `if` of it
+        (AJ101, AJ102): converted, it returns a traced value, never the constant Python returns (AJ918,
+        as the CLI refuses it with the module's callers in view)."""
+        if not any(c.code in ("AJ101", "AJ102") for c in helper.changes):
+            return False
+        found = result_tested_by_identity(self._original_tree(), called)
+        if found is None:
+            return False
+        _warn(
+            self.fn,
+            f"AJ918 `{helper.fn.__name__}` returns a Python constant on a path of a traced "
+            f"condition, and this function tests its result with `is`; converted, it would "
+            f"return a traced value, never the constant itself: `{helper.fn.__name__}` is "
+            f"called as written (compare with `==`, or return an array)",
+            self.filename,
+            found[1] + self.first_line - 1,
+        )
+        return True
 
     def _reads_changed_argument(self, called: str, helper: _Record) -> bool:
         """Whether this function reads, after calling ``helper`` (as ``called``), an array the

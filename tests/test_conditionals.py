@@ -2607,3 +2607,26 @@ def test_builtin_all_and_any_of_an_array_become_jnp_all_and_any(body):
     assert out.kind == "converted" and ("jnp.all(" in out.converted or "jnp.any(" in out.converted), (
         out.report()
     )
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        "    if is_big(x) is True:\n        return x / 10\n    return x\n",
+        "    big = is_big(x)\n    if big is not False:\n        return x / 10\n    return x\n",
+    ],
+)
+def test_a_constant_result_a_caller_tests_with_is_is_refused(caller):
+    """`def is_big(v): if v.sum() > 10: return True; return False` and `if is_big(x) is True:`
+    in a caller: converted, `is_big` returned a traced bool, never `True` itself, so the caller
+    always took the other path (silent; probe E). Refused (AJ918), also for a tuple's item
+    (`y, scaled = check(x)`); `==` still converts."""
+    head = "import jax.numpy as jnp\n\n\ndef is_big(v):\n    if v.sum() > 10:\n        return True\n"
+    head += "    return False\n\n\ndef f(x):\n"
+    import autojit
+
+    c = autojit.convert_source(head + caller, "m.py", all_functions=True)
+    assert "AJ918" in {r.code for r in c.function("is_big").refusals}, c.text
+    fine = caller.replace(" is True", " == True").replace(" is not False", " != False")
+    c = autojit.convert_source(head + fine, "m.py", all_functions=True)
+    assert "AJ918" not in {r.code for r in c.function("is_big").refusals}, c.text

@@ -1164,6 +1164,25 @@ def test_a_decorated_function_changing_its_argument_is_checked_against_its_calle
     same(mod.fast(x), f32(7.0, 1.0, 1.0))
 
 
+def test_a_helpers_constant_result_tested_with_is_keeps_the_helper_as_written(tmp_path):
+    """`def is_big(v): if v.sum() > 10: return True; return False`, and `if is_big(x) is
+    True:` in the decorated caller: converted, the helper returns a traced bool, which is never
+    `True` itself, so the caller always took the other path (silent; probe E). The CLI refuses
+    it (AJ918, the module's callers in view); the decorator calls the helper as written, with a
+    warning, and jit then fails loudly."""
+    text = (
+        "import jax.numpy as jnp\nimport autojit\n\n\ndef is_big(v):\n    if v.sum() > 10:\n"
+        "        return True\n    return False\n\n\n@autojit.convert\ndef f(x):\n"
+        "    if is_big(x) is True:\n        return x / 10\n    return x\n"
+    )
+    cli = autojit.convert_source(text, "m.py", all_functions=True)
+    assert "AJ918" in {r.code for r in cli.function("is_big").refusals}
+    mod = _import_user_module(tmp_path, "aj_identity_mod", text)
+    with pytest.warns(autojit.ConversionWarning, match="AJ918"):
+        with pytest.raises(Exception, match="TracerBool|concrete|bool"):
+            mod.f(np.array([10.0, 20.0], np.float32))
+
+
 def test_source_is_what_the_cli_writes():
     with open(HERE) as f:
         text = f.read()

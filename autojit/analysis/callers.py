@@ -712,3 +712,55 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
             if _after(node, call) or any(_inside(node, loop) for loop in loops):
                 return True
     return False
+
+
+def result_tested_by_identity(tree: ast.Module, name: str) -> tuple[str, int] | None:
+    """(caller, line) of a use of the result of a call of ``name`` in module ``tree`` in an `is`
+    / `is not` test (`if big(x) is True:`, or `b = big(x)` then `b is None` in the same
+    function): Python's identity of the value the function returns, which a traced result
+    never has. None where no caller does. Indexed once per tree (kept on it)."""
+    index = tree.__dict__.get("_aj_identity_index")
+    if index is None:
+        index = tree._aj_identity_index = _identity_index(tree)  # type: ignore[attr-defined]
+    return index.get(name)
+
+
+def _called_name(node) -> str | None:
+    if type(node) is ast.Call:
+        f = node.func
+        return f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+    return None
+
+
+def _identity_index(tree: ast.Module) -> dict[str, tuple[str, int]]:
+    out: dict[str, tuple[str, int]] = {}
+    scopes: list[tuple[str, list]] = [("<module>", tree.body)]
+    while scopes:
+        caller, body = scopes.pop()
+        assigned: dict[str, str] = {}  # name -> the function whose result it holds
+        compares: list[ast.Compare] = []
+        stack = list(body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _FUNCTIONS):
+                scopes.append((node.name, node.body))
+                continue
+            if type(node) is ast.Assign and len(node.targets) == 1:
+                target, called = node.targets[0], _called_name(node.value)
+                if called is not None:  # (`b = big(x)`, `y, b = check(x)`)
+                    for t in [target, *getattr(target, "elts", ())]:
+                        if type(t) is ast.Name:
+                            assigned[t.id] = called
+            elif type(node) is ast.Compare and any(
+                type(op) in (ast.Is, ast.IsNot) for op in node.ops
+            ):
+                compares.append(node)
+            stack.extend(child_nodes(node))
+        for c in compares:
+            for operand in [c.left, *c.comparators]:
+                called = _called_name(operand)
+                if called is None and type(operand) is ast.Name:
+                    called = assigned.get(operand.id)
+                if called is not None and called not in out:
+                    out[called] = (caller, c.lineno)
+    return out

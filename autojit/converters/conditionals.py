@@ -38,6 +38,7 @@ import gast
 
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
+from ..analysis.callers import result_tested_by_identity
 from ..analysis.effects import (
     ASSUMED_INT,
     ValueFacts,
@@ -753,6 +754,7 @@ class _Conditionals:
             )
         if returning:
             self._check_returned_kinds(s)
+            self._check_identity_of_result(s)
         chain = self.switch_of.get(s)
         if chain is not None:
             if self._switch(s, block, chain, returning):
@@ -1917,6 +1919,32 @@ class _Conditionals:
                 f"different types{place}: {', '.join(kinds)}; Python returns each path's type, "
                 f"a traced result has one dtype; give them one type on every path (`0.0` for "
                 f"`0`)",
+            )
+
+    def _check_identity_of_result(self, s) -> None:
+        """AJ918 for a returning `if` that returns Python constants (`return True` / `return
+        None`) whose result a caller in the module tests with `is` (`if big(x) is True:`):
+        converted, the function returns a traced value, never the constant itself, so the test
+        is always False (silent)."""
+        constants = [
+            c
+            for r in _walk(s.body + s.orelse)
+            if isinstance(r, gast.Return) and r.value is not None
+            for c in ([r.value, *r.value.elts] if isinstance(r.value, gast.Tuple) else [r.value])
+            if isinstance(c, gast.Constant) and (c.value is None or isinstance(c.value, bool))
+        ]
+        tree = getattr(self.ctx.source, "tree", None)
+        if not constants or tree is None or not getattr(self.ctx.fn, "_aj_orig", False):
+            return
+        found = result_tested_by_identity(tree, self.ctx.fn.name)
+        if found is not None:
+            raise _Refused(
+                "AJ918",
+                s,
+                f"`{self.ctx.fn.name}` returns `{constants[0].value}` on a path of the "
+                f"traced condition `{self._src(s.test)}`, and `{found[0]}` tests its result "
+                f"with `is` (line {found[1]}): converted, it returns a traced value, never "
+                f"`{constants[0].value}` itself; compare with `==`, or return an array",
             )
 
     def _value_or_floats(self, expr, stmt) -> Value:

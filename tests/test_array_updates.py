@@ -1184,3 +1184,45 @@ def test_a_slice_object_index_is_no_mask(body):
 
     out = oracle.run(HEADER + "def f(x):\n" + body, [(np.arange(6, dtype=np.float32),)], name="f")
     assert out.kind == "converted" and "result_type" not in out.converted, out.report()
+
+
+@pytest.mark.parametrize(
+    "body, refused",
+    [
+        # double buffering: `u` holds the last step's array, never the one being updated
+        (
+            "    for t in range(steps):\n        new = jnp.zeros_like(u)\n"
+            "        for i in range(1, u.shape[0] - 1):\n            new[i] = 0.5 * (u[i - 1] + u[i + 1])\n"
+            "        u = new\n    return u\n",
+            False,
+        ),
+        (
+            "    out = u\n    for t in range(steps):\n        new = out + 1.0\n        new[0] = 0.0\n"
+            "        out = new\n    return out\n",
+            False,
+        ),
+        # an alias made between the new array and the update, or kept across iterations
+        ("    new = u * 1.0\n    new[0] = 1.0\n    keep = new\n    new[1] = 2.0\n    return keep, new\n", True),
+        (
+            "    new = u * 1.0\n    old = u\n    for t in range(steps):\n        new[t] = 9.0\n"
+            "        if t == 0:\n            old = new\n    return old, new\n",
+            True,
+        ),
+    ],
+)
+def test_an_array_made_new_before_the_update_is_no_alias(body, refused):
+    """`new = jnp.zeros_like(u)` ... `new[i] = ...` ... `u = new` in a time loop (heat, wave,
+    Jacobi: probe G) was refused (AJ901, or AJ908 for `u` a parameter): the may-share analysis
+    joins `u` and `new` wherever they are bound. `new` holds a new array from its binding on,
+    and nothing between it and the update lets another name hold it: converted. An alias made
+    in between, or in a loop's earlier iteration, is still refused."""
+    from tests.fuzz import oracle
+
+    src = HEADER + "def f(u, steps):\n" + body
+    out = oracle.run(src, [(np.arange(6, dtype=np.float32), 3), (np.arange(6, dtype=np.float32), 1)],
+                     name="f", decorator=True)
+    assert out.kind in oracle.OK, out.report()
+    codes = " ".join(out.refusals)
+    assert ("AJ901" in codes or "AJ908" in codes) is refused, out.report()
+    if not refused:
+        assert out.kind == "converted" and ".at[" in out.converted, out.report()

@@ -279,6 +279,11 @@ class Sharing:
         if refs:
             self.stores.append((container, refs, s))
 
+    def holds_nothing(self, node, s) -> bool:
+        """Whether ``node``'s value is a new object that holds no name's (`jnp.zeros_like(u)`,
+        `x * 2`, `u.copy()`)."""
+        return not self._refs(node, s)
+
     # -- what an expression may hand out ---------------------------------------------------
     def _refs(self, node, s) -> set[str]:
         t = type(node)

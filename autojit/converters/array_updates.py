@@ -761,6 +761,8 @@ def _functional_update_refused(ctx: Context, x: str, stmt, returns_value: bool) 
     # a view of it, which a functional update of `r` / `s` never reaches
     # (and the values analysis's views: `r` of `for r in m`, a chain of them)
     viewed = ctx.sharing().shared_with(x) | set(viewed_through(an.env_before(stmt), x))
+    if viewed & set(an.params) and _fresh_before(ctx, x, stmt):
+        viewed = set()  # (bound to a new array before, which no parameter's can be)
     for p in sorted(viewed & set(an.params)):
         if not returns_value:
             ctx.refuse(
@@ -815,7 +817,117 @@ def _aliases(ctx: Context, x: str, stmt) -> tuple[list[str], bool]:
         return found
 
     mine = reach(x)
-    return sorted(n for n in live if n != x and n in env and mine & reach(n)), False
+    found = sorted(n for n in live if n != x and n in env and mine & reach(n))
+    if found and _fresh_before(ctx, x, stmt):
+        return [], False  # (what may share x's array elsewhere never holds this one)
+    return found, False
+
+
+def _fresh_before(ctx: Context, x: str, stmt) -> bool:
+    """Whether ``x`` holds, at ``stmt``, a new array that no other name can hold: a plain `x =
+    <new array>` (`jnp.zeros_like(u)`, `u * 2`, `u.copy()`) runs before ``stmt`` on every path
+    to it (earlier in a block around it), and what runs between them (with every statement of a
+    loop around ``stmt`` inside that block: the loop's earlier iterations) names ``x`` only to
+    update its items (`x[i] = ...`, whose values are copied in), inside such a value, or for
+    its `.shape` / `.ndim` / `.dtype` / `.size`. Double buffering, `new = jnp.zeros_like(u)`
+    ... `u = new` in a time loop: `u` holds the last step's array, never this one. The
+    may-share analysis joins `u` and `new` wherever they are bound; this is the flow it does
+    not see."""
+    parents = _statement_parents(ctx.fn)
+    window: list = []
+    cur = stmt
+    while True:
+        entry = parents.get(id(cur))
+        if entry is None:
+            return False
+        parent, block = entry
+        k = next(i for i, st in enumerate(block) if st is cur)
+        for prev in reversed(block[:k]):
+            if x in ctx.analysis.activity.of(prev).writes:
+                fresh = (
+                    isinstance(prev, gast.Assign)
+                    and len(prev.targets) == 1
+                    and isinstance(prev.targets[0], gast.Name)
+                    and prev.targets[0].id == x
+                    and ctx.sharing().holds_nothing(prev.value, prev)
+                )
+                return fresh and all(_names_only_to_update(st, x) for st in window)
+            window.append(prev)
+        if parent is ctx.fn:
+            return False
+        if isinstance(parent, (gast.For, gast.While)):
+            window.extend(parent.body + parent.orelse)
+        window.append(_header_of(parent))
+        cur = parent
+
+
+def _header_of(compound):
+    """A statement standing for ``compound``'s own expressions (its test, target, iterable,
+    items), none of its blocks."""
+    parts = [
+        v
+        for f, v in gast.iter_fields(compound)
+        if f not in ("body", "orelse", "finalbody", "handlers") and isinstance(v, gast.AST)
+    ]
+    parts += [i for i in getattr(compound, "items", ()) or ()]
+    return gast.Expr(value=gast.Tuple(elts=parts, ctx=gast.Load()))
+
+
+def _statement_parents(fn) -> dict[int, tuple]:
+    """id(statement) -> (the statement or function around it, the block it is in)."""
+    out: dict[int, tuple] = {}
+    todo = [fn]
+    while todo:
+        node = todo.pop()
+        blocks = [getattr(node, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(node, "handlers", None) or []]
+        for block in blocks:
+            for st in block:
+                out[id(st)] = (node, block)
+                if not isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                    todo.append(st)
+    return out
+
+
+_STATIC_ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})
+
+
+def _names_only_to_update(st, x: str) -> bool:
+    """Whether every `x` in ``st`` (its nested statements and functions too) is the array of an
+    item update of `x` (`x[i] = v`, `x[i] += v`), read for a static attribute (`x.shape`), or,
+    inside such an update's value, read for its items or as an operand of arithmetic (a new
+    value, copied into `x`); not passed to a call, bound to a name, or stored."""
+    for s in walk_statements([st], into_functions=True):
+        targets = s.targets if isinstance(s, gast.Assign) else [getattr(s, "target", None)]
+        update = isinstance(s, (gast.Assign, gast.AugAssign)) and all(
+            isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id == x
+            for t in targets
+        )
+        roots = [
+            r
+            for f, v in gast.iter_fields(s)
+            if f not in ("body", "orelse", "finalbody", "handlers")
+            for r in (v if isinstance(v, list) else [v])
+            if isinstance(r, gast.AST)
+        ]
+        parent: dict[int, object] = {}
+        reads = []
+        for root in roots:
+            for node in walk(root):
+                for child in gast.iter_child_nodes(node):
+                    parent[id(child)] = node
+                if isinstance(node, gast.Name) and node.id == x:
+                    reads.append(node)
+        for read in reads:
+            up = parent.get(id(read))
+            if isinstance(up, gast.Attribute) and up.attr in _STATIC_ARRAY_ATTRIBUTES:
+                continue
+            if update and isinstance(up, gast.Subscript) and up.value is read:
+                continue  # (the update's target, or an item read in its value)
+            if update and isinstance(up, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+                continue  # (arithmetic on it: a new value)
+            return False
+    return True
 
 
 def _kept_outside(ctx: Context, x: str, stmt) -> tuple[str, str] | None:

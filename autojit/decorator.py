@@ -239,6 +239,15 @@ def _plain_function(f: Any) -> types.FunctionType:
         raise ConversionError(
             f"autojit cannot convert {f!r}: it is not a Python function defined with `def`"
         )
+    if _in_jax(f):
+        # (`@autojit.convert` above `@jax.grad`: what it is given is jax's wrapper, whose
+        # source is jax's, not the function written below it)
+        raise ConversionError(
+            f"autojit cannot convert `{f.__qualname__}` ({f.__code__.co_filename}): it is jax's "
+            f"own code (the wrapper a jax transform returns, or a jax function); put "
+            f"`@autojit.convert` below the transform (`@jax.grad` above `@autojit.convert`), on "
+            f"your own `def`"
+        )
     original = getattr(f, "original", None)
     if isinstance(original, types.FunctionType) and getattr(f, _MARK, False):
         f = original
@@ -248,6 +257,25 @@ def _plain_function(f: Any) -> types.FunctionType:
     ):
         f = f.__wrapped__
     return f
+
+
+def _in_jax(f: types.FunctionType) -> bool:
+    """Whether ``f``'s code is in the installed jax (or jaxlib) package."""
+    filename = f.__code__.co_filename
+    return any(filename.startswith(root) for root in _jax_roots())
+
+
+@functools.cache
+def _jax_roots() -> tuple[str, ...]:
+    import importlib.util
+
+    roots = []
+    for name in ("jax", "jaxlib"):
+        spec = importlib.util.find_spec(name)
+        for loc in (spec.submodule_search_locations or []) if spec is not None else []:
+            roots.append(os.path.join(os.path.realpath(loc), ""))
+            roots.append(os.path.join(loc, ""))
+    return tuple(roots)
 
 
 # --------------------------------------------------------------------------------------------

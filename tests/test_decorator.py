@@ -1722,3 +1722,21 @@ def test_a_decorated_def_inside_a_converted_function_gives_no_stale_source_warni
         np.testing.assert_allclose(mod.f(a), [6.0, -3.0])
         np.testing.assert_allclose(mod.f(-a), [-3.0, 6.0])
     assert not [w for w in caught if "does not compile" in str(w.message)], caught
+
+
+def test_a_jax_transform_s_wrapper_is_refused_with_a_clear_message():
+    """`@autojit.convert` above `@jax.grad` (or `autojit.convert(jnp.sum)`) converted jax's own
+    wrapper, `reraise_with_filtered_traceback`, warned about jax's file, and the user's `if`
+    failed under jit (probe H). It raises ConversionError saying to put it below the
+    transform; below it, it works."""
+
+    def loss(x):
+        if x.sum() > 0:
+            return (x * x).sum()
+        return x.sum()
+
+    for wrapped in (jax.grad(loss), jnp.sum):
+        with pytest.raises(autojit.ConversionError, match="below the transform"):
+            autojit.convert(wrapped)
+    same(jax.grad(autojit.convert(loss))(f32(1.0, 2.0)), f32(2.0, 4.0))
+    same(jax.grad(autojit.convert(loss))(f32(-1.0, -2.0)), f32(1.0, 1.0))

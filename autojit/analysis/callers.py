@@ -40,6 +40,7 @@ a jitted function's inputs are never changed, and its caller uses what it return
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from ..gastconv import child_nodes, walk_nodes
@@ -714,15 +715,32 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
     return False
 
 
-def result_tested_by_identity(tree: ast.Module, name: str) -> tuple[str, int] | None:
+def result_tested_by_identity(
+    tree: ast.Module, name: str, text: str | None = None
+) -> tuple[str, int] | None:
     """(caller, line) of a use of the result of a call of ``name`` in module ``tree`` in an `is`
     / `is not` test (`if big(x) is True:`, or `b = big(x)` then `b is None` in the same
     function): Python's identity of the value the function returns, which a traced result
-    never has. None where no caller does. Indexed once per tree (kept on it)."""
-    index = tree.__dict__.get("_aj_identity_index")
-    if index is None:
-        index = tree._aj_identity_index = _identity_index(tree)  # type: ignore[attr-defined]
-    return index.get(name)
+    never has. None where no caller does. With the module's ``text``, only the top-level
+    statements on whose lines ``name`` is written are walked (kept on the tree, by name)."""
+    memo = tree.__dict__.get("_aj_identity_index")
+    if memo is None:
+        memo = tree._aj_identity_index = {}  # type: ignore[attr-defined]
+    if name not in memo:
+        body = tree.body
+        if text is not None:
+            lines, line, at = [], 1, 0
+            for m in re.finditer(rf"\b{re.escape(name)}\b", text) if name in text else ():
+                line += text.count("\n", at, m.start())  # (in order, from the last one)
+                at = m.start()
+                lines.append(line)
+            body = [
+                st
+                for st in tree.body
+                if any(st.lineno <= n <= (st.end_lineno or st.lineno) for n in lines)
+            ]
+        memo[name] = _identity_index(body).get(name)
+    return memo[name]
 
 
 def _called_name(node) -> str | None:
@@ -732,9 +750,9 @@ def _called_name(node) -> str | None:
     return None
 
 
-def _identity_index(tree: ast.Module) -> dict[str, tuple[str, int]]:
+def _identity_index(body: list) -> dict[str, tuple[str, int]]:
     out: dict[str, tuple[str, int]] = {}
-    scopes: list[tuple[str, list]] = [("<module>", tree.body)]
+    scopes: list[tuple[str, list]] = [("<module>", body)]
     while scopes:
         caller, body = scopes.pop()
         assigned: dict[str, str] = {}  # name -> the function whose result it holds

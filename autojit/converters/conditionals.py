@@ -1936,7 +1936,7 @@ class _Conditionals:
         tree = getattr(self.ctx.source, "tree", None)
         if not constants or tree is None or not getattr(self.ctx.fn, "_aj_orig", False):
             return
-        found = result_tested_by_identity(tree, self.ctx.fn.name)
+        found = result_tested_by_identity(tree, self.ctx.fn.name, self.ctx.source.text_)
         if found is not None:
             raise _Refused(
                 "AJ918",

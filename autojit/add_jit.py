@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from .gastconv import child_nodes
 from .model import Conversion, FunctionConversion, Location
-from .scope import ModuleScope, calls_with_bound_names, dotted_name, is_jit, module_scope
+from .scope import (
+    ModuleScope,
+    jit_calls,
+    jit_decorator_kind,
+    module_scope,
+    resolved_name,
+)
 from .source import SourceText, after_header_comments, newline_of
 
 # decorators that jit can sit on top of (they keep the signature through functools.wraps)
@@ -48,13 +54,6 @@ class _Edit:
     start: int
     end: int
     text: str
-
-
-def _resolve(node: ast.AST, scope: ModuleScope) -> str | None:
-    name = dotted_name(node)
-    if name is None:
-        return None
-    return scope.qualified(name) or name
 
 
 def _top_level_functions(
@@ -152,19 +151,6 @@ def _tuple_text(values: list[str]) -> str:
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
-def _jit_decorator(dec: ast.expr, scope: ModuleScope) -> str | None:
-    """'bare' (@jax.jit), 'call' (@jax.jit(...)), 'partial' (@partial(jax.jit, ...)) or None."""
-    if is_jit(_resolve(dec, scope)):
-        return "bare"
-    if isinstance(dec, ast.Call):
-        if is_jit(_resolve(dec.func, scope)) and not dec.args:
-            return "call"
-        if _resolve(dec.func, scope) == "functools.partial" and dec.args:
-            if is_jit(_resolve(dec.args[0], scope)):
-                return "partial"
-    return None
-
-
 def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
     """Return ``text`` (the conversion's output) with jit decorators added or completed."""
     original_tree = ast.parse(conversion.original)
@@ -180,7 +166,7 @@ def add_jit(text: str, conversion: Conversion) -> tuple[str, list[Note]]:
     # k-th top-level def named N in the original is the k-th one named N in `text`)
     old = _top_level_functions(original_tree)
     new = _top_level_functions(tree)
-    calls = _jit_calls(tree, scope)
+    calls = jit_calls([tree], scope)
     for fc in conversion.functions:
         ordinal = [q for q, n in old if q == fc.qualname and n.lineno < fc.location.line]
         same = [n for q, n in new if q == fc.qualname]
@@ -211,27 +197,6 @@ def _statics(fc: FunctionConversion, node: ast.FunctionDef | ast.AsyncFunctionDe
     return out, posonly, positional
 
 
-def _jit_calls(tree: ast.Module, scope: ModuleScope) -> dict[str, list[tuple[ast.Call, str]]]:
-    """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in the module, by function name:
-    the call that holds the static-argument keywords, and its kind."""
-    out: dict[str, list[tuple[ast.Call, str]]] = {}
-    for node, bound in calls_with_bound_names(tree):
-        if not (node.args and isinstance(node.args[0], ast.Name)):
-            continue
-        name = node.args[0].id
-        if name in bound:
-            continue  # (`def make(f): return jax.jit(f)`: another `f`, the function's own)
-        if is_jit(_resolve(node.func, scope)):
-            out.setdefault(name, []).append((node, "call"))
-        elif (
-            isinstance(node.func, ast.Call)
-            and _jit_decorator(node.func, scope) == "partial"
-            and len(node.args) == 1
-        ):
-            out.setdefault(name, []).append((node.func, "partial"))
-    return out
-
-
 def _function_edits(
     fc: FunctionConversion,
     node: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -243,7 +208,7 @@ def _function_edits(
     nl: str,
 ) -> list[_Edit]:
     statics, posonly, positional = _statics(fc, node)
-    jits = [(d, k) for d in node.decorator_list if (k := _jit_decorator(d, scope))]
+    jits = [(d, k) for d in node.decorator_list if (k := jit_decorator_kind(d, scope))]
     loc = fc.location
 
     if jits:
@@ -266,7 +231,7 @@ def _function_edits(
         return []
     for d in node.decorator_list:
         target = d.func if isinstance(d, ast.Call) else d
-        q = _resolve(target, scope)
+        q = resolved_name(target, scope)
         if q is not None and (q.startswith("autojit.") or q == "autojit"):
             return []  # @autojit.convert already jits it
         if q not in _JAX_TRANSFORMS:

@@ -825,8 +825,8 @@ class _Record:
     def _tests_result_identity(self, called: str, helper: _Record) -> bool:
         """Whether this function tests the result of ``helper`` (as ``called``) with `is`
         (`if big(x) is True:`) where the helper's conversion made a returning `if` of it
-        (AJ101, AJ102): converted, it returns a traced value, never the constant Python returns (AJ918,
-        as the CLI refuses it with the module's callers in view)."""
+        (AJ101, AJ102): converted, it returns a traced value, never the constant Python returns
+        (AJ918, as the CLI refuses it with the module's callers in view)."""
         if not any(c.code in ("AJ101", "AJ102") for c in helper.changes):
             return False
         found = result_tested_by_identity(self._original_tree(), called)

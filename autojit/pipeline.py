@@ -33,11 +33,11 @@ from .model import Change, Conversion, FunctionConversion, Location, Refusal, St
 from .render import Renderer, line_origins_of, splice_block
 from .scope import (
     ModuleScope,
-    calls_with_bound_names,
     is_jax_module,
-    is_jit,
     jax_decorated,
+    jit_calls,
     module_scope,
+    statements_on_lines,
 )
 from .source import SourceText, after_header_comments, newline_of
 
@@ -479,37 +479,13 @@ def _jit_call_statics(tree, text: str, scope: ModuleScope) -> dict[str, tuple[se
     if "static_arg" not in text:
         return {}
     # (only the top-level statements on whose lines the keyword is written are walked)
-    lines, line, at = [], 1, 0
-    for m in _STATIC_KEYWORD.finditer(text):  # (in order: each count starts where the last ended)
-        line += text.count("\n", at, m.start())
-        at = m.start()
-        lines.append(line)
-    roots = [
-        st
-        for st in tree.body
-        if (i := bisect.bisect_left(lines, st.lineno)) < len(lines)
-        and lines[i] <= (st.end_lineno or st.lineno)
-    ]
+    roots = statements_on_lines(tree.body, text, _STATIC_KEYWORD)
     out: dict[str, tuple[set[str], Any]] = {}
-    for call, bound in (c for root in roots for c in calls_with_bound_names(root)):
-        if not call.args or not isinstance(call.args[0], ast.Name):
-            continue
-        name = call.args[0].id
+    for name, sites in jit_calls(roots, scope).items():
         fn = scope.functions.get(name)
-        if fn is None or name in bound:
+        if fn is None:
             continue
-        jit_call = None
-        if is_jit(scope.qualified(dotted_name(call.func) or "")):
-            jit_call = call
-        elif (
-            isinstance(call.func, ast.Call)
-            and call.func.args
-            and (dotted_name(call.func.func) or "").endswith("partial")
-            and is_jit(scope.qualified(dotted_name(call.func.args[0]) or ""))
-            and len(call.args) == 1
-        ):
-            jit_call = call.func
-        if jit_call is not None:
+        for jit_call, _kind in sites:
             given = _static_keywords(jit_call, fn)
             if given:
                 before = out.get(name)
@@ -611,8 +587,8 @@ def _convert_function(
                         "AJ944",
                         Location(filename, line, src.char_col(line, col) + 1),
                         f"`{r.name}` is an object whose attribute {_attribute_reason(r.reason)}, "
-                        f"so jit needs "
-                        f"`{r.name}` static; not made static for you: jax keeps the trace for "
+                        f"so jit needs `{r.name}` static; not made static for you: jax keeps "
+                        f"the trace for "
                         f"as long as the argument hashes equal, by identity for most objects, "
                         f"so a changed attribute would be ignored; pass the attribute as an "
                         f"argument, or declare `static_argnames=('{r.name}',)` for an "

@@ -4,6 +4,8 @@ which module names are constants; which names are functions of the module."""
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
 
 import gast as _gast
@@ -273,6 +275,67 @@ def is_jit(qualified: str | None) -> bool:
     return qualified is not None and (
         qualified == "jax.jit" or (qualified.startswith("jax.") and qualified.endswith("api.jit"))
     )
+
+
+def resolved_name(node, scope: ModuleScope) -> str | None:
+    """The dotted name ``node`` writes, qualified by the module's imports where they say."""
+    name = dotted_name(node)
+    if name is None:
+        return None
+    return scope.qualified(name) or name
+
+
+def jit_decorator_kind(dec, scope: ModuleScope) -> str | None:
+    """'bare' (@jax.jit), 'call' (@jax.jit(...)), 'partial' (@partial(jax.jit, ...)) or None."""
+    if is_jit(resolved_name(dec, scope)):
+        return "bare"
+    if isinstance(dec, ast.Call):
+        if is_jit(resolved_name(dec.func, scope)) and not dec.args:
+            return "call"
+        if resolved_name(dec.func, scope) == "functools.partial" and dec.args:
+            if is_jit(resolved_name(dec.args[0], scope)):
+                return "partial"
+    return None
+
+
+def jit_calls(roots, scope: ModuleScope) -> dict[str, list[tuple[ast.Call, str]]]:
+    """``jax.jit(f, ...)`` and ``partial(jax.jit, ...)(f)`` in ``roots`` (a module, or some of
+    its top-level statements), by the name of the function jitted: the call that holds the
+    static-argument keywords, and its kind ('call', 'partial'). A name a function (or a
+    comprehension) around the call binds is not the module's: not counted."""
+    out: dict[str, list[tuple[ast.Call, str]]] = {}
+    for root in roots:
+        for node, bound in calls_with_bound_names(root):
+            if not (node.args and isinstance(node.args[0], ast.Name)):
+                continue
+            name = node.args[0].id
+            if name in bound:
+                continue  # (`def make(f): return jax.jit(f)`: another `f`, the function's own)
+            if is_jit(resolved_name(node.func, scope)):
+                out.setdefault(name, []).append((node, "call"))
+            elif (
+                isinstance(node.func, ast.Call)
+                and jit_decorator_kind(node.func, scope) == "partial"
+                and len(node.args) == 1
+            ):
+                out.setdefault(name, []).append((node.func, "partial"))
+    return out
+
+
+def statements_on_lines(body: list, text: str, pattern: re.Pattern[str]) -> list:
+    """The statements of ``body`` (a module's top level) that span a line of ``text`` on which
+    ``pattern`` matches: the only ones a search for what it matches needs to walk."""
+    lines, line, at = [], 1, 0
+    for m in pattern.finditer(text):  # (in order: each count starts where the last ended)
+        line += text.count("\n", at, m.start())
+        at = m.start()
+        lines.append(line)
+    return [
+        st
+        for st in body
+        if (i := bisect.bisect_left(lines, st.lineno)) < len(lines)
+        and lines[i] <= (st.end_lineno or st.lineno)
+    ]
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)

@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass
 
 from ..gastconv import child_nodes, walk_nodes
+from ..scope import statements_on_lines
 from .sharing import VIEW_FUNCTIONS
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -729,16 +730,7 @@ def result_tested_by_identity(
     if name not in memo:
         body = tree.body
         if text is not None:
-            lines, line, at = [], 1, 0
-            for m in re.finditer(rf"\b{re.escape(name)}\b", text) if name in text else ():
-                line += text.count("\n", at, m.start())  # (in order, from the last one)
-                at = m.start()
-                lines.append(line)
-            body = [
-                st
-                for st in tree.body
-                if any(st.lineno <= n <= (st.end_lineno or st.lineno) for n in lines)
-            ]
+            body = statements_on_lines(body, text, re.compile(rf"\b{re.escape(name)}\b"))
         memo[name] = _identity_index(body).get(name)
     return memo[name]
 

@@ -32,6 +32,7 @@ import operator
 import os
 import re
 import sys
+import textwrap
 import types
 import warnings
 import weakref
@@ -43,6 +44,7 @@ from .analysis.callers import (
     arguments_passed,
     result_tested_by_identity,
 )
+from .analysis.passed_statics import control_parameters, static_parameters_passed
 from .gastconv import ChildFields, walk_nodes
 from .model import Change, FunctionConversion, Location, Refusal, StaticArgument
 from .pipeline import ConversionError, convert_source
@@ -283,6 +285,19 @@ def _jax_roots() -> tuple[str, ...]:
 
 
 _records: weakref.WeakKeyDictionary[types.FunctionType, _Record] = weakref.WeakKeyDictionary()
+# helpers converted with parameters their caller gives static values (`head(x, n)` called with
+# the caller's static `n`): function -> those parameters -> the conversion
+_specialised: weakref.WeakKeyDictionary[
+    types.FunctionType, dict[frozenset[str], _Record]
+] = weakref.WeakKeyDictionary()
+
+
+def _all_records() -> list[_Record]:
+    return [
+        *_records.values(),
+        *(r for made in _specialised.values() for r in made.values()),
+        *_decorated,
+    ]
 _opted_out: set[int] = set()
 _failed: set[int] = set()
 # decorated functions: alive as long as what the decorator returned
@@ -297,8 +312,19 @@ def _record_for(fn: types.FunctionType) -> _Record:
     return rec
 
 
-def _helper_record(fn: types.FunctionType) -> _Record | None:
-    """The conversion of a helper, made once; None where it cannot be converted."""
+def _helper_record(fn: types.FunctionType, static: frozenset[str] = frozenset()) -> _Record | None:
+    """The conversion of a helper, made once (once for each set of its parameters that its
+    callers give static values: ``static``); None where it cannot be converted."""
+    if static:
+        made = _specialised.setdefault(fn, {})
+        rec = made.get(static)
+        if rec is None and id(fn) not in _failed:
+            try:
+                rec = made[static] = _Record(fn, sorted(static), (), True)
+            except Exception:  # (as the helper's own conversion fails: called as it is)
+                return _helper_record(fn)
+            rec.warn_refusals()
+        return rec
     rec = _records.get(fn)
     if rec is not None:
         return rec
@@ -533,7 +559,6 @@ class _Record:
             if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
                 return _BLANK_LINE.sub("", text)
             return text
-        import textwrap
 
         return textwrap.dedent(text)
 
@@ -784,7 +809,7 @@ class _Record:
             attributes: dict[int, str] = {}
             if self.recursive:
                 for name, value, nodes, current in self._callees():
-                    helper = _helper_record(value)
+                    helper = _helper_record(value, self._statics_passed(name, value))
                     if helper is None:
                         continue
                     if helper.resolving or helper.resolve() is not helper.fn:
@@ -810,11 +835,28 @@ class _Record:
         finally:
             self.resolving = False
 
+    def _statics_passed(self, called: str, helper: types.FunctionType) -> frozenset[str]:
+        """The parameters of ``helper`` that every call of it here (as ``called``) gives a
+        static value, and that decide its control flow: static in its conversion, as they
+        are when it runs (:mod:`autojit.analysis.passed_statics`)."""
+        static = {s.name for s in self.fc.static_arguments}
+        if not static or not self._reads_name(called):
+            return frozenset()
+        caller = _first_def(self._original_tree())
+        try:
+            _first, lines = _function_lines(helper)
+            callee = _first_def(ast.parse(textwrap.dedent("".join(lines))))
+        except (OSError, TypeError, SyntaxError):
+            return frozenset()
+        if caller is None or callee is None:
+            return frozenset()
+        passed = static_parameters_passed(caller, called, callee, static)
+        return frozenset(control_parameters(callee, passed)) if passed else frozenset()
+
     def _original_tree(self) -> ast.Module:
         """The function as written (decorators kept; its first line is line 1): what the
         module-wide checks of the pipeline read, rather than the converted code, whose loops and
         branches are functions of their own."""
-        import textwrap
 
         try:
             return ast.parse(textwrap.dedent("".join(self.lines)))
@@ -926,6 +968,14 @@ class _Record:
 
 # (name, the function, the `module.function` nodes that call it, what the name holds now)
 _Callee = tuple[str, types.FunctionType, list[ast.Attribute], Callable[[], Any]]
+
+
+def _first_def(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function a record's parsed lines hold (inside the class wrapper of a method)."""
+    body = tree.body
+    if body and isinstance(body[0], ast.ClassDef):
+        body = body[0].body
+    return next((s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
 
 
 def _cell_contents(cell: types.CellType) -> Any:
@@ -1166,7 +1216,6 @@ def _helper_sources(fn: types.FunctionType) -> dict[str, tuple[set[str], str]]:
             continue
         text = "".join(lines)
         if text[:1].isspace():
-            import textwrap
 
             text = textwrap.dedent(text)
         try:
@@ -1861,7 +1910,7 @@ def _shift_refusal(r: Refusal, shift: int) -> Refusal:
 def _compiled_by_autojit(code: types.CodeType) -> bool:
     """Whether ``code`` is part of a conversion autojit compiled (a function defined inside a
     converted function)."""
-    return any(code in rec.codes for rec in [*_records.values(), *_decorated])
+    return any(code in rec.codes for rec in _all_records())
 
 
 def _annotate(exc: BaseException) -> None:
@@ -1873,7 +1922,7 @@ def _annotate(exc: BaseException) -> None:
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename.endswith(".py") or code.co_filename.startswith("<"):
-            for rec in [*_records.values(), *_decorated]:
+            for rec in _all_records():
                 if code in rec.codes:
                     hit = (rec, tb.tb_lineno)
         tb = tb.tb_next

@@ -19,6 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 import gast
 
 from .analysis import FunctionAnalysis, dotted_name
+from .analysis.passed_statics import propagate as propagate_statics
 from .analysis.statements import walk_statements
 from .analysis.statics import (
     identifiers_literal,
@@ -167,14 +168,19 @@ def convert_source(
     conversion = Conversion(filename, text, text)
     candidates = _candidates(tree, text, src, scope, only, all_functions)
     jitted = _jit_call_statics(tree, text, scope) if candidates else {}
+    plans = {}
     for cand in candidates:
         declared = set((static_argnames or {}).get(cand.qualname, ())) | set(
             (static_argnames or {}).get(cand.node.name, ())
         )
         jit_call = jitted.get(cand.qualname)  # (`g_jit = jax.jit(g, static_argnums=1)`)
+        plans[cand.qualname] = _static_plan(cand, src, scope, declared, jit_call)
+    passed = _passed_statics(candidates, plans, scope, text)
+    for cand in candidates:
         result = _convert_function(
-            cand, src, scope, names, options, filename, declared, jit_call
-        )
+            cand, src, scope, names, options, filename, plans[cand.qualname],
+            passed.get(cand.qualname, {}),
+        )  # fmt: skip
         conversion.functions.append(result)
     needed = _still_needed(names.needed, conversion.functions)
     if needed:
@@ -532,27 +538,86 @@ def _wants(convert: Converter, text: str) -> bool:
     return trigger is None or trigger.search(text) is not None
 
 
+@dataclass
+class _StaticPlan:
+    """The static parameters of a candidate, before it is converted: the user's (``declared``:
+    given to ``convert_source``, or in a jit decorator), the module's jit call's, the
+    inferred ones, and the function's code text (its docstring left out)."""
+
+    declared: set[str]
+    user_static: set[str]
+    inferred: list
+    jit_call: tuple[set[str], Any] | None
+    code_text: str
+    objects: set[str]
+
+    @property
+    def names(self) -> set[str]:
+        """The parameters static in the conversion (an object read by its attributes is not:
+        AJ944)."""
+        out = set(self.user_static) | {r.name for r in self.inferred} - self.objects
+        if self.jit_call is not None:
+            out |= self.jit_call[0]
+        return out | self.user_static
+
+
+def _static_plan(
+    cand, src: SourceText, scope: ModuleScope, declared: set[str], jit_call
+) -> _StaticPlan:
+    fn_ast = cand.node
+    start, end = src.stmt_span(fn_ast)
+    original_text = src.original((start, end))
+    # a docstring is prose, not code: its "if" or "and" does not make a converter run
+    doc_start, doc_end = _docstring_span(fn_ast, src)
+    code_text = original_text[: doc_start - start] + original_text[doc_end - start :]
+    a = fn_ast.args
+    may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)  # static inference needs params
+    user_static = declared | declared_static(fn_ast, scope)
+    # static arguments are inferred on the plain ast (a function with no converter to run is
+    # never converted to gast)
+    inferred = infer_static_params(fn_ast, scope) if may_infer else []
+    if jit_call is not None:
+        inferred = [r for r in inferred if r.name not in jit_call[0] | user_static]
+    objects = _object_parameters({r.name for r in inferred} - user_static, code_text)
+    return _StaticPlan(declared, user_static, inferred, jit_call, code_text, objects)
+
+
+def _passed_statics(candidates, plans, scope: ModuleScope, text: str):
+    """qualified name -> parameter -> (calling function, call): the parameters of the
+    module's helpers that every call in the module passes a static value
+    (:mod:`autojit.analysis.passed_statics`)."""
+    helpers = [c for c in candidates if scope.functions.get(c.qualname) is c.node]
+    if not helpers or not any(plans[c.qualname].names for c in candidates):
+        return {}
+    # (a helper whose name no function with a static parameter writes is passed none)
+    if not any(
+        _word_in(plans[c.qualname].code_text, h.qualname)
+        for c in candidates
+        if plans[c.qualname].names
+        for h in helpers
+        if h is not c
+    ):
+        return {}
+    functions = {c.qualname: (c.node, plans[c.qualname].names) for c in candidates}
+    return propagate_statics(functions, text)
+
+
 def _convert_function(
-    cand, src, scope, names, options, filename, declared, jit_call=None
+    cand, src, scope, names, options, filename, plan: _StaticPlan, passed=None
 ) -> FunctionConversion:
     fn_ast = cand.node
     start, end = src.stmt_span(fn_ast)
     original_text = src.original((start, end))
     loc = Location(filename, fn_ast.lineno, fn_ast.col_offset + 1)
     result = FunctionConversion(fn_ast.name, cand.qualname, loc, original_text, original_text)
-    # a docstring is prose, not code: its "if" or "and" does not make a converter run
-    doc_start, doc_end = _docstring_span(fn_ast, src)
-    code_text = original_text[: doc_start - start] + original_text[doc_end - start :]
+    code_text = plan.code_text
     active = [c for c in CONVERTERS if _wants(c, code_text)]
     a = fn_ast.args
-    may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)  # static inference needs params
-    if not active and not may_infer and not declared and not fn_ast.decorator_list:
+    may_infer = bool(a.args or a.posonlyargs or a.kwonlyargs)
+    if not active and not may_infer and not plan.declared and not fn_ast.decorator_list:
         return result  # nothing to convert and nothing to infer: no gast parse at all
 
-    # static arguments are inferred on the plain ast (a function with no converter to run is
-    # never converted to gast)
-    user_static = declared | declared_static(fn_ast, scope)
-    inferred = infer_static_params(fn_ast, scope) if may_infer else []
+    user_static, inferred, jit_call = plan.user_static, plan.inferred, plan.jit_call
     static_names = set(user_static) | {r.name for r in inferred}
     for pname in sorted(user_static, key=lambda n: (static_param_index(fn_ast, n) is None, n)):
         result.static_arguments.append(
@@ -573,8 +638,19 @@ def _convert_function(
                     "it is declared static where the module jits the function (`jax.jit(...)`)",
                 )
             )
-        inferred = [r for r in inferred if r.name not in names_given | user_static]
-    objects = _object_parameters({r.name for r in inferred} - user_static, code_text)
+    for pname, (caller, call) in sorted((passed or {}).items()):
+        # (a helper's parameter every call in the module gives a static value)
+        static_names.add(pname)
+        result.static_arguments.append(
+            StaticArgument(
+                pname,
+                static_param_index(fn_ast, pname),
+                Location(filename, call.lineno, src.char_col(call.lineno, call.col_offset) + 1),
+                f"every call of `{fn_ast.name}` in the module passes it a static value "
+                f"(`{caller}`, line {call.lineno})",
+            )
+        )
+    objects = plan.objects
     for r in inferred:
         if r.name in user_static:
             continue

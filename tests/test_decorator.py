@@ -1740,3 +1740,63 @@ def test_a_jax_transform_s_wrapper_is_refused_with_a_clear_message():
             autojit.convert(wrapped)
     same(jax.grad(autojit.convert(loss))(f32(1.0, 2.0)), f32(2.0, 4.0))
     same(jax.grad(autojit.convert(loss))(f32(-1.0, -2.0)), f32(1.0, 1.0))
+
+
+STATIC_INTO_HELPERS = """\
+import jax.numpy as jnp
+import autojit
+
+def scale_by(x, n):
+    if n > 0:
+        return x * ((n * n) / 1e9)
+    return x
+
+def head(x, n):
+    if x.sum() > 100.0:
+        x = x / 2.0
+    if n > 2:
+        return x[:2]
+    return x
+
+@autojit.convert(static_argnames=("n",))
+def f(x, n):
+    return scale_by(x, n) + head(x, n + 1).sum()
+
+@autojit.convert
+def g(x, t):
+    return scale_by(x, t)
+
+def even(x, n):
+    if n == 0:
+        return x
+    return odd(x + 1.0, n - 1)
+
+def odd(x, n):
+    if n == 0:
+        return -x
+    return even(x * 2.0, n - 1)
+
+@autojit.convert(static_argnames=("n",))
+def run(x, n):
+    return even(x, n)
+"""
+
+
+def test_a_static_argument_stays_static_in_the_helpers_it_is_passed_to(tmp_path):
+    """Probe H1: the user's `static_argnames` did not reach a helper: its `if n > 0:` became a
+    `lax.cond` with `n` an int32 operand (`n * n` wrapped past 2**31, silently), and `if n > 2:
+    return x[:2]` a cond whose branches differ in shape (loud, where plain jit ran). A helper
+    is converted once for each set of parameters its callers give static values; a caller
+    passing a traced value (`g`) gets the conversion that takes it for traced. Mutual
+    recursion on a static depth (RecursionError before) is the same case."""
+    mod = _import_user_module(tmp_path, "aj_static_into_helpers", STATIC_INTO_HELPERS)
+    x = f32(1.0, 2.0, 3.0)
+    for n in (50000, 2, 1, 0):
+        same(mod.f(x, n), mod.f.original(np.asarray(x), n))
+    same(mod.f(f32(200.0, 1.0, 1.0), 3), mod.f.original(np.asarray(f32(200.0, 1.0, 1.0)), 3))
+    for t in (3, -1):
+        same(mod.g(x, jnp.int32(t)), mod.g.original(x, t))
+    assert "jax.lax.cond" in autojit.to_code(mod.scale_by)  # (its own conversion: `n` traced)
+    # (mutual recursion on the static depth: every `lax.cond` traced both branches, forever)
+    for n in (0, 3, 4):
+        same(mod.run(x, n), mod.run.original(x, n))

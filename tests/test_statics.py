@@ -510,11 +510,18 @@ def test_a_loop_appending_to_something_other_than_a_list_infers_nothing():
         ("x, mode", "    return getattr(jnp, mode)(x)\n", "names an attribute"),
         ("x, mode", "    m = mode.lower()\n    if m == 'sum':\n        return x.sum()\n"
          "    return x.mean()\n", "`.lower()`"),
+        # (compared to a string, and read otherwise too: probe K, L9)
+        ("x, mode", "    if mode == 'sum':\n        return x.sum()\n    elif mode == 'mean':\n"
+         "        return x.mean()\n    raise ValueError(f'unknown mode {mode}')\n",
+         "compared to a string"),
+        ("x, mode", "    print('mode:', mode)\n    if mode != 'sum':\n        return x.mean()\n"
+         "    return x.sum()\n", "compared to a string"),
     ],
 )  # fmt: skip
 def test_string_parameters_are_static(signature, body, reason):
     """A parameter that can only be a string (annotated `str`, an attribute's name, a string
-    method's receiver) reached jit as an argument (probe 22: 'not a valid JAX type')."""
+    method's receiver, compared to a string whatever else reads it) reached jit as an argument
+    (probe 22: 'not a valid JAX type')."""
     src = HEADER + f"def f({signature}):\n" + body
     c = _convert(src)
     (arg,) = c.function("f").static_arguments
@@ -611,3 +618,85 @@ def test_more_static_parameters_of_jax_functions(body, call):
     c = _convert(src)
     assert [s.name for s in c.function("f").static_arguments] == ["k"]
     _run_both(c, src, "f", [(jnp.arange(4.0), *call)])
+
+
+PASSED = HEADER + '''from functools import partial
+
+
+def scale_by(x, n):
+    if n > 0:
+        return x * ((n * n) / 1e9)
+    return x
+
+
+def head(x, n, keep=True):
+    if n > 2 and keep:
+        return x[:2]
+    return x
+
+
+def walk(x, n):
+    if n <= 0:
+        return x
+    if x.sum() > 0:
+        x = x - 1.0
+    return walk(x, n - 1)
+
+
+def mid(x, n):
+    if n > 0:
+        x = x + 1.0
+    return scale_by(x, n)
+
+
+@partial(jax.jit, static_argnames=("n",))
+def model(x, n):
+    y = mid(x, n)
+    return walk(head(y, n + 1), x.shape[0] - 1)
+'''
+
+
+def test_a_helper_given_a_static_value_by_every_caller_keeps_it_static():
+    """Probe H1: a helper called with the caller's static `n` took `n` for a traced value:
+    its `if n > 0:` became a `lax.cond` with `n` an int32 operand (`n * n` wrapped), and
+    `if n > 2: return x[:2]` a cond whose branches differ in shape (loud where plain jit ran).
+    Every call in the module passes a static value: static in the helper too, recursion (`walk`
+    passes `n - 1` on) and default values (`keep`) included."""
+    c = _convert(PASSED)
+    for name, params in [
+        ("scale_by", ["n"]), ("mid", ["n"]), ("head", ["keep", "n"]), ("walk", ["n"])
+    ]:
+        fc = c.function(name)
+        assert sorted(s.name for s in fc.static_arguments) == params, name
+    for name in ("scale_by", "mid", "head"):
+        (n,) = [s for s in c.function(name).static_arguments if s.name == "n"]
+        assert n.reason.startswith(f"every call of `{name}` in the module passes it a static")
+    assert "if n > 0:" in c.function("scale_by").new_text
+    assert "if n > 2 and keep:" in c.function("head").new_text
+    assert "if x.sum() > 0:" not in c.function("walk").new_text  # (traced: converted)
+    assert "if n > 0:" in c.function("mid").new_text  # (its caller gives it `mid`'s `n`)
+    original = load(PASSED)["model"].__wrapped__  # (eagerly: its helpers' `if`s are Python)
+    converted = load(c.text)["model"]  # (under the module's own jax.jit)
+    for x, n in [(jnp.arange(1.0, 4.0), 50000), (jnp.array([-1.0, 2.0, 3.0]), 1), (jnp.ones(3), 0)]:
+        assert_same(original(x, n), converted(x, n))
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        "def g(x, n, t):\n    return scale_by(x, n) + scale_by(x, t)\n",  # (one call: traced)
+        "def g(x, n):\n    n = n + x.sum()\n    return scale_by(x, n)\n",  # (rebound)
+        "def g(x, n):\n    return jax.vmap(scale_by, (0, None))(x[None], n)\n",  # (passed on)
+        "def g(x, n):\n    return scale_by(x, *[n])\n",  # (starred)
+        "def g(x, n):\n    # scale_by is the helper\n    return scale_by(x, n)\n",  # (a comment)
+    ],
+)
+def test_a_helper_parameter_is_not_static_where_a_call_may_pass_a_traced_value(caller):
+    src = HEADER + (
+        "def scale_by(x, n):\n    if n > 0:\n        return x * 2.0\n    return x\n\n\n"
+        "@jax.jit\n" + caller.replace("def g(x, n", "def g(x, n", 1)
+    )
+    src = src.replace("@jax.jit\n", "", 1)
+    c = _convert(src, static_argnames={"g": ["n"]})
+    assert not c.function("scale_by").static_arguments
+    assert "if n > 0:" not in c.function("scale_by").new_text

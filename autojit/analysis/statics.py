@@ -671,6 +671,11 @@ def _flags_and_non_arrays(names: list, params: list[str], parents: dict, scope: 
                 )
             )
             continue
+        if string_use:
+            # a string (compared to one, `mode == "train"`, or given a string method): whatever
+            # else reads it (`raise ValueError(f"bad {mode}")`, `print(mode)`), never an array
+            out.append((p, _string_use_reason(string_use[0], parents), string_use[0]))
+            continue
         if (
             kinds
             and kinds <= {"flag", "string", "neutral", "none-check"}

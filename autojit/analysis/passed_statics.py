@@ -1,0 +1,284 @@
+"""Static values passed into helpers: which parameters of a function every caller gives a
+static value (a Python value at trace time).
+
+A helper called as ``head(x, n)`` from a function jitted with ``n`` static receives a Python
+int for its ``n``. Converted on its own, the helper would take ``n`` for a traced value: its
+``if n > 2:`` would become a ``lax.cond`` with ``n`` an int32 operand (Python's ints never
+overflow, int32 ones wrap) whose branches must agree in shape, where the Python ``if`` it was
+ran fine under jit. Where every call passes a static value, the parameter is static in the
+helper too, as it is at run time.
+
+A value is static at a call when it is a literal, a static parameter of the caller that the
+caller never rebinds, a shape-like property of any value (``len(x)``, ``x.shape[0]``,
+``x.ndim``), or arithmetic, comparisons and tuples of static values.
+
+Both users of this module ask the same question of one call site: the pipeline (every call in
+the module, with a fixed point for helpers that pass their own parameters on, recursion too) and
+the decorator (each converted function's calls, as it binds a converted helper into it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+from ..gastconv import walk_nodes
+
+_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
+_LITERALS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def rebound_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names ``fn`` (an ``ast`` function) binds anywhere in its body, in nested functions,
+    lambdas and comprehensions too (a static parameter rebound there may hold another value)."""
+    out: set[str] = set()
+    a = fn.args
+    own = {id(p) for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
+    for node in walk_nodes(fn):
+        if node is fn or id(node) in own:
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            out.add(node.rest)
+    return out
+
+
+def static_value(node: ast.expr | None, static: set[str]) -> bool:
+    """Whether ``node`` is a Python value when jax traces, given the names in ``static`` are."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, _LITERALS)
+    if isinstance(node, ast.Name):
+        return node.id in static
+    if isinstance(node, ast.Tuple):
+        return all(static_value(e, static) for e in node.elts)
+    if isinstance(node, ast.BinOp):
+        return static_value(node.left, static) and static_value(node.right, static)
+    if isinstance(node, ast.UnaryOp):
+        return static_value(node.operand, static)
+    if isinstance(node, ast.BoolOp):
+        return all(static_value(v, static) for v in node.values)
+    if isinstance(node, ast.Compare):
+        return all(static_value(v, static) for v in [node.left, *node.comparators]) and not any(
+            isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops
+        )
+    if isinstance(node, ast.IfExp):
+        return all(static_value(v, static) for v in (node.test, node.body, node.orelse))
+    if isinstance(node, ast.Attribute):
+        return node.attr in _SHAPE_ATTRIBUTES and isinstance(node.value, ast.Name)
+    if isinstance(node, ast.Subscript):
+        # `x.shape[0]`, `x.shape[-1]`
+        return (
+            isinstance(node.value, ast.Attribute)
+            and node.value.attr == "shape"
+            and isinstance(node.value.value, ast.Name)
+            and static_value(node.slice, static)
+        )
+    if isinstance(node, ast.Call):
+        # `len(x)` (where the module does not bind `len`: `static` never holds it then)
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and "len" not in static
+            and len(node.args) == 1
+            and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)
+        )
+    return False
+
+
+def parameters(callee: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters of ``callee`` a call can give a value by position or keyword."""
+    a = callee.args
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+def static_at_call(
+    call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef, static: set[str]
+) -> set[str]:
+    """The parameters of ``callee`` that ``call`` gives a static value (``static``: the names
+    that are static where the call is): by position, by keyword, or by a literal default."""
+    a = callee.args
+    positional = [p.arg for p in a.posonlyargs + a.args]
+    if any(isinstance(x, ast.Starred) for x in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return set()  # (`*args` / `**kwargs`: which value reaches which parameter is unknown)
+    given: dict[str, ast.expr] = {}
+    for name, value in zip(positional, call.args, strict=False):
+        given[name] = value
+    for k in call.keywords:
+        given[k.arg] = k.value  # type: ignore[index]  # (None excluded above)
+    defaults = dict(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    defaults.update(
+        (p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None
+    )
+    out: set[str] = set()
+    for p in parameters(callee):
+        value = given.get(p)
+        if value is not None:
+            if static_value(value, static):
+                out.add(p)
+        elif p in defaults and static_value(defaults[p], set()):
+            out.add(p)
+    return out
+
+
+def calls_of(root: ast.AST, name: str) -> tuple[list[ast.Call], bool]:
+    """The calls of ``name`` (a plain name) inside ``root``, and whether ``root`` reads the
+    name otherwise too (passes the function on: `jax.vmap(h)`, `map(h, xs)`)."""
+    calls: list[ast.Call] = []
+    func_ids: set[int] = set()
+    other = False
+    for node in walk_nodes(root):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+            calls.append(node)
+            func_ids.add(id(node.func))
+    for node in walk_nodes(root):
+        if isinstance(node, ast.Name) and node.id == name and id(node) not in func_ids:
+            other = True
+            break
+    return calls, other
+
+
+def static_parameters_passed(
+    caller: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    callee: ast.FunctionDef | ast.AsyncFunctionDef,
+    static: Iterable[str],
+) -> set[str]:
+    """The parameters of ``callee`` that every call of it (as ``name``) in ``caller`` gives a
+    static value, where ``static`` are the caller's static parameters; empty where the caller
+    does not call it, or uses it otherwise than by calling it."""
+    calls, other = calls_of(caller, name)
+    rebound = rebound_names(caller)
+    if not calls or other or name in rebound:
+        return set()
+    names = set(static) - rebound
+    out: set[str] | None = None
+    for call in calls:
+        here = static_at_call(call, callee, names)
+        out = here if out is None else out & here
+    return out or set()
+
+
+def control_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
+    """The parameters of ``params`` whose value may decide ``fn``'s control flow: read (or a
+    local computed from one read) in the test of an `if`, `while`, ternary or `assert`, an
+    operand of `and` / `or` / `not`, or a `range(...)` argument. Elsewhere a static value and a
+    traced one convert alike, and the parameter is not reported static for nothing."""
+    flows: dict[str, set[str]] = {}  # name -> the names computed from it
+    tested: set[str] = set()
+    for node in walk_nodes(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            value = node.value
+            if value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            written = {t.id for tt in targets for t in walk_nodes(tt) if isinstance(t, ast.Name)}
+            for n in walk_nodes(value):
+                if isinstance(n, ast.Name):
+                    flows.setdefault(n.id, set()).update(written)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            written = {t.id for t in walk_nodes(node.target) if isinstance(t, ast.Name)}
+            for n in walk_nodes(node.iter):
+                if isinstance(n, ast.Name):
+                    flows.setdefault(n.id, set()).update(written)
+        parts: list = []
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            parts = [node.test]
+        elif isinstance(node, ast.BoolOp):
+            parts = node.values
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            parts = [node.operand]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "range":
+                parts = node.args
+        for part in parts:
+            tested.update(n.id for n in walk_nodes(part) if isinstance(n, ast.Name))
+    out: set[str] = set()
+    for p in params:
+        seen, todo = {p}, [p]
+        while todo:
+            for m in flows.get(todo.pop(), ()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        if seen & tested:
+            out.add(p)
+    return out
+
+
+def propagate(
+    functions: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, set[str]]],
+    text: str,
+) -> dict[str, dict[str, tuple[str, ast.Call]]]:
+    """For the functions converted in a module (qualified name -> (node, its static
+    parameters)), the parameters each module-level one is given a static value by every call in the module: name -> parameter -> (the calling
+    function, the first such call). Only where the module names the function nowhere but at its
+    `def` and in those calls (a reference in other code, a function passed on, a word in a
+    comment: not), all of them in ``functions``.
+
+    A greatest fixed point: a parameter a function passes on to itself or to another helper
+    (`h(x, n - 1)`) stays static while every call around the cycle passes a static value."""
+    sites: dict[str, list[tuple[str, ast.Call]]] = {}
+    for name in functions:
+        if "." in name:
+            continue  # (a method: called through its object, not by its name)
+        words = len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
+        found: list[tuple[str, ast.Call]] = []
+        references = 1  # (its `def`)
+        for caller, (cnode, _s) in functions.items():
+            calls, other = calls_of(cnode, name)
+            if other or (calls and name in rebound_names(cnode)):
+                references = -1
+                break
+            found += [(caller, c) for c in calls]
+            references += len(calls)
+        # (a function only calling itself is an entry point of its own: its callers are not
+        # in view)
+        if any(c != name for c, _ in found) and references == words:
+            sites[name] = found
+    if not sites:
+        return {}
+    rebound = {c: rebound_names(functions[c][0]) for c in {c for s in sites.values() for c, _ in s}}
+    # start from every parameter not already static, remove those a call does not pass static
+    candidates: dict[str, set[str]] = {
+        name: set(parameters(functions[name][0])) - functions[name][1] for name in sites
+    }
+    changed = True
+    while changed:
+        changed = False
+        for name, calls in sites.items():
+            keep = candidates[name]
+            for caller, call in calls:
+                if not keep:
+                    break
+                static = (functions[caller][1] | candidates.get(caller, set())) - rebound[caller]
+                here = static_at_call(call, functions[name][0], static)
+                if keep - here:
+                    keep = keep & here
+                    changed = True
+            candidates[name] = keep
+    out: dict[str, dict[str, tuple[str, ast.Call]]] = {}
+    for name, params in candidates.items():
+        params = control_parameters(functions[name][0], params) if params else params
+        if params:
+            first = min(sites[name], key=lambda s: (s[1].lineno, s[1].col_offset))
+            out[name] = {p: first for p in params}
+    return out

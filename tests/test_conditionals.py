@@ -2630,3 +2630,75 @@ def test_a_constant_result_a_caller_tests_with_is_is_refused(caller):
     fine = caller.replace(" is True", " == True").replace(" is not False", " != False")
     c = autojit.convert_source(head + fine, "m.py", all_functions=True)
     assert "AJ918" not in {r.code for r in c.function("is_big").refusals}, c.text
+
+
+def _stdout_of(fn, *args) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.block_until_ready(fn(*args))
+        jax.effects_barrier()
+    return out.getvalue()
+
+
+def test_a_print_of_python_values_in_a_traced_branch_prints_on_its_path_only():
+    """Probe K, S5: `print("positive")` stayed Python's in the branch function: both branches
+    are traced, so both texts printed, whichever path ran (and only at the first call)."""
+    text = HEADER + (
+        "def f(x):\n    if x[0] > 0:\n        print('positive', 1)\n        y = x * 2.0\n"
+        "    else:\n        print('negative')\n        y = x\n    return y\n"
+    )
+    c = convert(text)
+    assert "jax.debug.print('positive {}', 1)" in c.text
+    original, converted = load(text)["f"], jax.jit(load(c.text)["f"])
+    for x in (np.float32([1.0, 2.0]), np.float32([-1.0, 2.0])):
+        assert _stdout_of(converted, x) == _stdout_of(original, jnp.asarray(x))
+
+
+def test_print_that_is_not_pythons_is_left_alone():
+    """Probe K, S4: a parameter, local or module-level `print` was rewritten into
+    `jax.debug.print`, so the user's function was never called."""
+    for text in (
+        "PRINTED = []\n\ndef print(*a):\n    PRINTED.append(a)\n\ndef f(x):\n    y = x * 2\n"
+        "    print(y)\n    return y\n",
+        "def f(x, print):\n    y = x * 2\n    print(y)\n    return y\n",
+        "def f(x):\n    out = []\n    print = out.append\n    y = x * 2\n    print(y)\n"
+        "    return y, len(out)\n",
+    ):
+        c = convert(HEADER + text)
+        assert "debug.print" not in c.text, text
+
+
+def test_a_printed_ternary_of_texts_on_a_traced_test_is_refused():
+    """Probe K, N1: `print("a" if t else "b")` became a debug print of the Python ternary,
+    which the next conversion rewrote into a `lax.cond` of texts (not idempotent; both fail
+    under jit). Refused now: a traced value is never a text."""
+    text = HEADER + "def f(x):\n    print('a' if x[0] > 0 else 'b')\n    return x\n"
+    c = convert(text)
+    assert c.text == text and [r.code for r in c.refusals] == ["AJ916"]
+
+
+@pytest.mark.parametrize(
+    "head, value",
+    [("def f(x):", "(yield x)"), ("async def f(x):", "await g(x)")],
+)
+def test_a_ternary_holding_yield_or_await_is_refused(head, value):
+    """Probe K, U1: its branches became lambdas, `lambda: yield x` (the output did not parse)
+    and `lambda: await g(x)` (parsed, and the module then failed to compile)."""
+    text = HEADER + f"{head}\n    y = {value} if x[0] > 0 else x\n    return y\n"
+    c = convert(text)
+    compile(c.text, "m.py", "exec")
+    assert c.text == text and "AJ912" in [r.code for r in c.refusals]
+
+
+@pytest.mark.parametrize("target", ['d["a"]', "o.a", "items[1:]"])
+def test_del_of_an_item_or_attribute_under_a_traced_condition_is_refused(target):
+    """Probe K, S1: `del d["a"]` in a traced branch ran while tracing, on both paths."""
+    text = HEADER + (
+        f"def f(x, d, o, items):\n    if x[0] > 0:\n        del {target}\n        y = x * 2\n"
+        "    else:\n        y = x\n    return y\n"
+    )
+    c = convert(text)
+    assert c.text == text and [r.code for r in c.refusals] == ["AJ912"]

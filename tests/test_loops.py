@@ -3031,3 +3031,83 @@ def test_a_scalar_array_state_the_body_makes_a_row_gets_the_bodys_shape(bound):
     for x in (np.arange(12, dtype=np.float32).reshape(3, 4), np.arange(4, dtype=np.float32)):
         out = oracle.run(src, [(x, 3)], name="f", decorator=True)
         assert out.kind == "converted" and "fori_loop" in out.converted, out.report()
+
+
+def _printed(fn, *args) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.block_until_ready(fn(*args))
+        jax.effects_barrier()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "prelude, call",
+    [
+        ("add = out.append", "add(1)"),
+        ("add = lambda v: out.append(v)", "add(1)"),
+        ("pass", "getattr(out, 'append')(1)"),
+        ("pass", "log.append(1)"),  # (a parameter: the analysis took it for traced)
+    ],
+)
+def test_a_call_whose_result_is_dropped_keeps_its_loop_python(prelude, call):
+    """Probe K, S7: a body calling something for its effect (an alias of `out.append`, a list
+    parameter's `append`) became a fori_loop body, traced once: the effect happened once for 20
+    iterations, silently. Left as Python now (AJ931 / AJ935), which jax unrolls."""
+    src = f"""
+    def f(x, log):
+        out = []
+        {prelude}
+        s = x[0]
+        for i in range(20):
+            s = s * 1.5
+            {call}
+        return s, len(out) + len(log)
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "fori_loop" not in conv.text
+    assert {r.code for r in conv.refusals} & {"AJ931", "AJ935"}
+    _same(orig_ns["f"](f32(1.0, 2.0), []), jax.jit(conv_ns["f"], static_argnames=())(
+        f32(1.0, 2.0), []
+    ))
+
+
+def test_a_module_def_of_range_is_not_pythons_range():
+    """Probe K, S3: `def range(n)` at module level (a `def`, not an assignment) was read as
+    Python's: the loop over its items became `fori_loop(0, 20, ...)`."""
+    src = """
+    def range(n):
+        return [0, 1]
+
+    def f(x):
+        s = x[0]
+        for i in range(20):
+            s = s * 2.0
+        return s
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "fori_loop" not in conv.text
+    _same(orig_ns["f"](f32(1.0)), jax.jit(conv_ns["f"])(f32(1.0)))
+
+
+def test_a_print_of_python_values_in_a_converted_loop_runs_at_each_iteration():
+    """Probe K, S5: `print("step")` (Python values only) stayed Python's in the fori_loop body:
+    it printed once, while tracing, for 20 iterations. And a text holding braces (`"{}"`)
+    printed `{{}} {} 1.0`: jax formats nothing where its format starts with an escaped
+    brace."""
+    conv, orig_ns, conv_ns = _convert(
+        """
+        def f(x):
+            s = x[0]
+            for i in range(20):
+                s = s + 1.0
+                print("step {i}", "now:", s)
+            return s
+        """
+    )
+    assert "fori_loop" in conv.text and "jax.debug.print('{} now: {}', 'step {i}', s)" in (
+        conv.text.replace('"', "'")
+    )
+    want = _printed(orig_ns["f"], f32(1.0))
+    assert _printed(jax.jit(conv_ns["f"]), f32(1.0)) == want
+    assert want.count("\n") == 20 and want.startswith("step {i} now: 2.0\n")

@@ -533,7 +533,32 @@ class _Conditionals:
                 # (left as written by the loops converter: `x = x if c else x * 0.5` in a loop
                 # that iterates `x`; as `jnp.where(...)` it would always make a new array)
                 continue
-            if _is_print(s) and self.ctx.allowed("AJ106", s):
+            if _is_print(s) and self._builtin_print() and self.ctx.allowed("AJ106", s):
+                # (a ternary or `and` / `or` among the printed values first: converted, or
+                # refused, before the print is; `print("a" if t else "b")` made a debug print
+                # of a Python ternary that the next conversion rewrote)
+                chosen = next(
+                    (
+                        n
+                        for a in s.value.args
+                        for n in walk_nodes(a)
+                        if isinstance(n, gast.IfExp)
+                        and any(_is_text(v) for v in (n.body, n.orelse))
+                        and self.value(n.test, s).traced
+                    ),
+                    None,
+                )
+                if chosen is not None:
+                    self.ctx.refuse(
+                        "AJ916",
+                        s,
+                        f"`{self._src(chosen)}` chooses a text by a traced condition, and a "
+                        f"traced value is never a text: print each text in its branch of a "
+                        f"`jax.lax.cond`, or print the condition itself",
+                    )
+                    continue
+                rw = _ExprRewriter(self, s)
+                s.value.args = [rw.visit(a) if _rewritable(a) else a for a in s.value.args]
                 self._print(s, block)
                 continue
             if isinstance(s, gast.Assert) and self.value(s.test, s).traced:
@@ -565,6 +590,15 @@ class _Conditionals:
                         setattr(s, fname, rw.visit(val))
                 elif isinstance(val, list) and val and isinstance(val[0], gast.expr):
                     setattr(s, fname, [rw.visit(x) if _rewritable(x) else x for x in val])
+
+    def _builtin_print(self) -> bool:
+        """Whether `print` here is Python's (not a parameter, a local or the module's own)."""
+        return not (
+            self.ctx.scope.binds("print")
+            or "print" in self.an.params
+            or "print" in self.an.values.enclosing
+            or "print" in self.an.activity.of_block(self.ctx.fn.body).writes
+        )
 
     def _static_operands_first(self, s, test, undo: list) -> None:
         """`if t > 0 and flag:` tests the same truth as `if flag and t > 0:` (the operands are
@@ -602,11 +636,14 @@ class _Conditionals:
 
     def _print(self, s, block) -> None:
         call = s.value
-        if not any(self._traced_in_print(a, s) for a in call.args):
-            return
+        traced = any(self._traced_in_print(a, s) for a in call.args)
+        if not traced and not self._in_converted_code(s):
+            return  # (Python's print at trace time, as jit runs any print of Python values)
         sep = " "
         for kw in call.keywords:
             if kw.arg == "sep" and isinstance(kw.value, gast.Constant):
+                if "{" in str(kw.value.value) or "}" in str(kw.value.value):
+                    return
                 sep = kw.value.value
             elif kw.arg == "end" and isinstance(kw.value, gast.Constant) and kw.value.value == "\n":
                 pass
@@ -616,12 +653,22 @@ class _Conditionals:
         args: list = []
         for a in call.args:
             if isinstance(a, gast.Constant) and isinstance(a.value, str):
-                fmt_parts.append(_escape(a.value))
+                if _has_brace(a.value):
+                    # (jax's print formats nothing where its text starts with an escaped
+                    # brace, `{{}}`: a text with braces is given as an argument of its own)
+                    fmt_parts.append("{}")
+                    args.append(a)
+                else:
+                    fmt_parts.append(a.value)
             elif isinstance(a, gast.JoinedStr):
                 piece = ""
                 for v in a.values:
                     if isinstance(v, gast.Constant):
-                        piece += _escape(str(v.value))
+                        if _has_brace(str(v.value)):
+                            piece += "{}"
+                            args.append(gast.Constant(value=str(v.value), kind=None))
+                        else:
+                            piece += str(v.value)
                     elif isinstance(v, gast.FormattedValue):
                         if v.conversion not in (-1, None):
                             return
@@ -653,7 +700,20 @@ class _Conditionals:
             "AJ106",
             s,
             "`print` of a traced value -> `jax.debug.print` (a Python print would show a tracer "
-            "once, at trace time)",
+            "once, at trace time)"
+            if traced
+            else "`print` in a converted branch or loop body -> `jax.debug.print` (a Python "
+            "print would run once, at trace time, on every path)",
+        )
+
+    def _in_converted_code(self, s) -> bool:
+        """Whether ``s`` runs in code the conversion traces once for many runs: a loop body
+        or branch function it made, or the body of a traced `if` it converts here."""
+        if not getattr(self.ctx.fn, "_aj_orig", False):
+            return True
+        return any(
+            isinstance(a, gast.If) and self._test_kind(a) is Kind.TRACED
+            for a in self.ancestors.get(id(s), ())
         )
 
     # -- switch chains (AJ103) -------------------------------------------------------------
@@ -1224,6 +1284,19 @@ class _Conditionals:
                     f"`{self._src(n)}` changes `{self._src(n.func.value)}` under the traced "
                     f"condition `{self._src(s.test)}`; jit traces both branches, so the change "
                     f"would happen on both paths, at trace time",
+                )
+        if isinstance(stmt, gast.Delete):
+            gone = next(
+                (t for t in stmt.targets if isinstance(t, (gast.Subscript, gast.Attribute))),
+                None,
+            )
+            if gone is not None:
+                raise _Refused(
+                    "AJ912",
+                    stmt,
+                    f"`del {self._src(gone)}` under the traced condition `{self._src(s.test)}` "
+                    f"changes an object in place; jit runs both branches while tracing, so it "
+                    f"would always happen",
                 )
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
@@ -2473,6 +2546,23 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"{c._src(node.test)} else ...`: converted, both branches are traced once",
             )
             return node
+        suspends = next(
+            (
+                n
+                for e in (node.body, node.orelse)
+                for n in walk_nodes(e)
+                if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await))
+            ),
+            None,
+        )
+        if suspends is not None:
+            c.ctx.refuse(
+                "AJ912",
+                node,
+                f"`{c._src(suspends)}` in a branch of `... if {c._src(node.test)} else ...`: "
+                f"converted, each branch is a `lambda`, where `yield` / `await` cannot stand",
+            )
+            return node
         named = walrus_in(node.body) or walrus_in(node.orelse)
         if named is not None:
             c.ctx.refuse(
@@ -2853,8 +2943,14 @@ def _mixed_boolop(conv, node, stmt) -> bool:
     return isinstance(node, gast.BoolOp) and any(conv.value(v, stmt).traced for v in node.values)
 
 
-def _escape(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
+def _is_text(node) -> bool:
+    return isinstance(node, gast.JoinedStr) or (
+        isinstance(node, gast.Constant) and isinstance(node.value, (str, bytes))
+    )
+
+
+def _has_brace(text: str) -> bool:
+    return "{" in text or "}" in text
 
 
 def _is_print(s) -> bool:

@@ -436,6 +436,23 @@ def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     )
 
 
+# the methods of CHANGING_METHODS that a jax array has too (`x.sort()`: AJ305 rewrites it)
+_ARRAY_METHODS = frozenset({"sort"})
+
+
+def _at_property(node) -> bool:
+    """`x.at[i]`: `x.at[i].add(v)` as a statement is jax's own (its result dropped)."""
+    return (
+        isinstance(node, gast.Subscript)
+        and isinstance(node.value, gast.Attribute)
+        and node.value.attr == "at"
+    )
+
+
+# the builtins a `for` header may call that the plans below read as Python's own
+_ITERATION_BUILTINS = frozenset({"range", "reversed", "enumerate", "zip", "len"})
+
+
 def _range_args(call) -> list | None:
     if (
         isinstance(call, gast.Call)
@@ -469,6 +486,14 @@ def _for_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     if loop.orelse is None:
         loop.orelse = []
     it = loop.iter
+    if any(
+        isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Name)
+        and n.func.id in _ITERATION_BUILTINS
+        and (n.func.id in an.values.locals or ctx.scope.binds(n.func.id))
+        for n in walk_nodes(it)
+    ):
+        return None  # (`def range(n): ...` in the module: not Python's, left as written)
     reverse = False
     if (
         isinstance(it, gast.Call)
@@ -1400,7 +1425,11 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             if isinstance(f, gast.Attribute) and f.attr in CHANGING_METHODS:
                 base = dotted_name(f.value)
                 v = an.value(f.value, s)
-                if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN):
+                # (a method no jax array has, `out.append(v)` of a parameter the analysis takes
+                # for traced: a Python container all the same)
+                if v.kind in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN) or (
+                    f.attr not in _ARRAY_METHODS and not _at_property(f.value)
+                ):
                     what = "a list" if v.kind is Kind.LIST else "a Python object"
                     if _static_count(an, loop):
                         # (appended under a condition, or read as a list after the loop)
@@ -1421,6 +1450,20 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                         f"`{base}.{f.attr}(...)` changes {what} in place at each iteration; "
                         f"{why}",
                     )
+            fname = dotted_name(f) or ""
+            qual = ctx.scope.qualified(fname) or fname
+            if not (qual.startswith("jax.") or fname == "print" or _at_property(
+                getattr(f, "value", None)
+            )):
+                # (its result dropped: called for what it does, `add(v)` of `add = out.append`,
+                # `log(step, loss)`, `c.tick()`)
+                return (
+                    "AJ931",
+                    s,
+                    f"`{gast.unparse(s.value).strip()}` is called for its effect (its result is "
+                    f"not used) at each iteration; a converted loop's body is traced once, so "
+                    f"it would run once; left as Python",
+                )
     for s in _own_statements(loop.body):
         if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
             continue

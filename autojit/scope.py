@@ -27,6 +27,8 @@ class ModuleScope:
     int_values: dict[str, int] = field(default_factory=dict)
     functions: dict[str, ast.AST] = field(default_factory=dict)
     classes: set[str] = field(default_factory=set)
+    # class name -> its `class` statement (the last one of that name)
+    class_nodes: dict[str, ast.ClassDef] = field(default_factory=dict)
     assigned: set[str] = field(default_factory=set)
     last_import_end: int = 0  # line after which new imports go (0: top of file)
     # imports a conversion will add ({"jax": "jax"}): generated code already reads them
@@ -198,6 +200,7 @@ def _visit_top(stmt: ast.stmt, scope: ModuleScope, reassigned: set[str]) -> None
         scope.functions[stmt.name] = stmt
     elif isinstance(stmt, ast.ClassDef):
         scope.classes.add(stmt.name)
+        scope.class_nodes[stmt.name] = stmt
     elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for t in targets:

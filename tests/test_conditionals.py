@@ -2702,3 +2702,109 @@ def test_del_of_an_item_or_attribute_under_a_traced_condition_is_refused(target)
     )
     c = convert(text)
     assert c.text == text and [r.code for r in c.refusals] == ["AJ912"]
+
+
+@pytest.mark.parametrize(
+    "definition, use",
+    [("class K:\n            m = 1.0", "K.m"), ("def K(v):\n            return v + 1.0", "K(0.0)")],
+)
+def test_a_def_or_class_in_a_traced_branch_read_after_it_is_refused(definition, use):
+    """Probe K, S2: `class K` in a traced branch bound the branch function's own `K`: the
+    module's `K` was read after the `if`, silently."""
+    text = HEADER + (
+        "class K:\n    m = 0.0\n\n\ndef f(x):\n    if x[0] > 0:\n        " + definition + "\n"
+        "        y = x * 2\n    else:\n        y = x\n    return y + " + use + "\n"
+    ).replace("\n        ", "\n        ").replace("\n            ", "\n            ")
+    c = convert(text)
+    assert c.text == text and "AJ916" in [r.code for r in c.refusals]
+
+
+@pytest.mark.parametrize("caught", ["TypeError", "Exception", "(ValueError, TypeError)", ""])
+def test_a_traced_if_inside_a_try_that_catches_trace_errors_is_refused(caught):
+    """Probe K, S6: converted, both branches are traced, and a shape error of the branch
+    Python would not run was caught by the user's `except`, whose fallback replaced the right
+    result ([2, 4, 6] came back [0, 0, 0], silently)."""
+    text = HEADER + (
+        "def f(x):\n    try:\n        if x[0] > 0:\n            y = x * 2\n        else:\n"
+        "            y = x @ jnp.ones((2, 2))\n    except " + caught + ":\n"
+        "        y = jnp.zeros_like(x)\n    return y\n"
+    ).replace("except :", "except:")
+    c = convert(text)
+    assert c.text == text and "AJ912" in [r.code for r in c.refusals]
+
+
+def test_a_method_that_changes_its_object_under_a_traced_condition_is_refused():
+    """Probe K, S7: `y = c.step(x)` in a traced branch, `step` counting its calls: both
+    branches are traced once, so the count changed whichever path ran."""
+    text = HEADER + (
+        "class Counter:\n    def __init__(self):\n        self.n = 0\n\n"
+        "    def step(self, v):\n        self.n += 1\n        return v * 2\n\n\n"
+        "def f(x):\n    c = Counter()\n    if x[0] > 0:\n        y = c.step(x)\n    else:\n"
+        "        y = x\n    return y, c.n\n"
+    )
+    c = convert(text)
+    assert c.text == text and "AJ912" in [r.code for r in c.refusals]
+
+
+@pytest.mark.parametrize("call", ["locals().get('scale', 1.0)", "eval('scale')"])
+def test_locals_or_eval_under_a_traced_condition_is_refused(call):
+    """Probe K, S10: in a branch function `locals()` and `eval` read its own names: the local
+    `scale` was missed (the default, or the module's `scale`, read instead), silently."""
+    text = HEADER + (
+        "scale = 100.0\n\n\ndef f(x):\n    scale = 5.0\n    if x[0] > 0:\n"
+        f"        y = x * {call}\n    else:\n        y = x\n    return y\n"
+    )
+    c = convert(text)
+    assert c.text == text and "AJ912" in [r.code for r in c.refusals]
+
+
+GRADIENT_GUARDS = {
+    "clip_by_norm": (
+        "def f(v):\n    n = jnp.linalg.norm(v)\n    if n > 1.0:\n        v = v / n\n    return v\n",
+        [np.zeros(3, np.float32), np.full(3, 2.0, np.float32)],
+        "sum",
+    ),
+    "safe_normalize": (
+        "def f(x):\n    n = jnp.sqrt(jnp.sum(x * x))\n    if n == 0:\n        return x\n"
+        "    return x / n\n",
+        [np.zeros(3, np.float32), np.float32([1.0, 2.0, 2.0])],
+        "first",
+    ),
+    "entropy_term": (
+        "def f(p):\n    l = jnp.log(p)\n    if p > 0:\n        return -p * l\n    return 0.0 * p\n",
+        [np.float32(0.0), np.float32(0.5)],
+        "scalar",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_GUARDS))
+def test_a_singular_value_read_by_one_branch_keeps_the_originals_gradient(name):
+    """Probe J, S1: a value computed before a traced `if` and read by one branch only (`n =
+    jnp.linalg.norm(v); if n > 1: v = v / n`) was a `lax.cond` operand: the branch not taken
+    gave it a zero cotangent, and the norm's derivative at 0 made that NaN (`grad` at v = 0:
+    [nan, nan, nan] where the original gives [1, 1, 1]). It is computed again in the branch
+    that reads it; values, `grad` and `jacrev` match the original's."""
+    body, inputs, reduce = GRADIENT_GUARDS[name]
+    text = HEADER + body
+    c = convert(text)
+    assert "lax.cond" in c.text
+    assert convert(c.text).text == c.text  # (converting again changes nothing)
+    original, converted = load(text)["f"], load(c.text)["f"]
+
+    def loss(fn):
+        if reduce == "sum":
+            return lambda v: fn(v).sum()
+        if reduce == "first":
+            return lambda v: fn(v)[0]
+        return fn
+
+    for x in inputs:
+        x = jnp.asarray(x)
+        want = jax.grad(loss(original))(x)
+        got = jax.jit(jax.grad(loss(converted)))(x)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        assert not np.isnan(np.asarray(got)).any()
+        np.testing.assert_allclose(
+            np.asarray(jax.jit(converted)(x)), np.asarray(original(x)), rtol=1e-6
+        )

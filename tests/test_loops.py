@@ -3111,3 +3111,121 @@ def test_a_print_of_python_values_in_a_converted_loop_runs_at_each_iteration():
     want = _printed(orig_ns["f"], f32(1.0))
     assert _printed(jax.jit(conv_ns["f"]), f32(1.0)) == want
     assert want.count("\n") == 20 and want.startswith("step {i} now: 2.0\n")
+
+
+def test_a_def_in_the_loop_body_read_after_the_loop_keeps_the_loop_python():
+    """Probe K, S2: `def g` in a converted loop body bound the body function's own `g`: the
+    `g` read after the loop was the one defined before it (7.73 eager, 0.0 converted)."""
+    src = """
+    def f(x):
+        s = x[0]
+        def g(v):
+            return v * 0
+        for i in range(20):
+            s = s * 2.0
+            def g(v):
+                return v + 1
+        return g(s)
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "fori_loop" not in conv.text and "AJ931" in {r.code for r in conv.refusals}
+    _same(orig_ns["f"](f32(1.0)), jax.jit(conv_ns["f"])(f32(1.0)))
+    # (a helper defined and used inside the body only converts)
+    check(
+        """
+        def h(x):
+            s = x[0]
+            for i in range(20):
+                def step(v):
+                    return v * 2.0
+                s = step(s)
+            return s
+        """,
+        "h",
+        [(f32(1.0),)],
+        codes=["AJ203"],
+    )
+
+
+def test_a_method_that_changes_its_object_keeps_its_loop_python():
+    """Probe K, S7: `s = c.step(s)` with a `step` that counts calls (`self.n += 1`): the
+    fori_loop body was traced once, so `c.n` came back 1 for 20 iterations."""
+    src = """
+    class Counter:
+        def __init__(self):
+            self.n = 0
+
+        def step(self, v):
+            self.n += 1
+            return v * 1.5
+
+        def scale(self, v):
+            return v * 2.0
+
+    def f(x):
+        c = Counter()
+        s = x[0]
+        for i in range(20):
+            s = c.step(s)
+        return s, c.n
+
+    def g(x):
+        c = Counter()
+        s = x[0]
+        for i in range(20):
+            s = c.scale(s)
+        return s
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "fori_loop" not in conv.function("f").new_text
+    assert "AJ931" in {r.code for r in conv.function("f").refusals}
+    assert "fori_loop" in conv.function("g").new_text  # (a method that changes nothing)
+    _same(orig_ns["f"](f32(1.0)), jax.jit(conv_ns["f"])(f32(1.0)))
+
+
+def test_a_python_number_carried_by_a_converted_loop_stays_weakly_typed():
+    """Probe I, S1: a Python number that a converted loop carries came back a strong jax
+    value, which widened the arrays it met after the loop: `y * k` of an int8 `y` gave int32
+    (300 where eager int8 wraps to 44), and a float16 `y + t` gave float32 (2049 where eager
+    float16 gives 2048). The loop-state glue keeps a weak type weak (`k_type.weak_type`), and a
+    Python int the body makes a float starts as a float (`float(t)`)."""
+    counted = check(
+        """
+        def f(x, y):
+            k = 0
+            for i in range(x.shape[0]):
+                for j in range(x.shape[0]):
+                    if x[i] > x[j]:
+                        k = k + 1
+            return y * k
+        """,
+        "f",
+        [(f32(1.0, 5.0, 3.0), np.array([100, 1], np.int8))],
+    )
+    assert "weak_type" in counted.text
+    check(
+        """
+        def g(x, y):
+            t = 0
+            while t < x[0]:
+                t = t + 0.5
+            return y + t
+        """,
+        "g",
+        [(f32(1.0), np.array([2048.0, 1.0], np.float16)), (f32(0.0), np.array([3.0], np.float16))],
+    )
+
+
+def test_locals_in_a_loop_body_keeps_the_loop_python():
+    """Probe K, S10: `locals()` in a fori_loop body read the body function's names."""
+    src = """
+    def f(x):
+        scale = 2.0
+        s = x[0]
+        for i in range(20):
+            s = s * locals().get("scale", 1.0)
+        return s
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "fori_loop" not in conv.text and "AJ931" in {r.code for r in conv.refusals}
+    _same(orig_ns["f"](f32(1.0)), jax.jit(conv_ns["f"])(f32(1.0)))

@@ -7,6 +7,7 @@ functions, its `global` names) are computed once per function node."""
 
 from __future__ import annotations
 
+import ast
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -316,7 +317,7 @@ def effectful_call(fn, scope, block: list) -> str | None:
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
                 called.add(n.func.id)
     if not called:
-        return None
+        return _changing_method_call(fn, scope, block)
     local = {
         name: st
         for st, name, _reads in user_functions(fn)
@@ -329,7 +330,109 @@ def effectful_call(fn, scope, block: list) -> str | None:
                 return name
         elif name in scope.functions and _changes_outside(scope.functions[name]):
             return name
+    return _changing_method_call(fn, scope, block)
+
+
+_INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "dir"})
+
+
+def scope_introspection(block: list, scope) -> str | None:
+    """The name of a builtin in ``block`` that reads the function's local names (`locals()`,
+    `vars()`, `dir()`, `eval(...)`, `exec(...)`): in a branch or loop body function made by the
+    conversion it would read that function's names instead."""
+    for st in block:
+        for n in walk_nodes(st):
+            if (
+                isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Name)
+                and n.func.id in _INTROSPECTION
+                and not scope.binds(n.func.id)
+                and (n.func.id in ("eval", "exec") or not n.args)
+            ):
+                return n.func.id
     return None
+
+
+def _changing_method_call(fn, scope, block: list) -> str | None:
+    """`c.step(v)` (``c = Counter()`` in ``fn``) or `Counter.step(v)`, where the method of the
+    module's class changes its object (`self.n += 1`, `self.log.append(v)`) or something
+    outside itself: a block traced once would change it once."""
+    classes = getattr(scope, "class_nodes", None)
+    if not classes:
+        return None
+    calls = [
+        n
+        for st in block
+        for n in walk_nodes(st)
+        if isinstance(n, gast.Call)
+        and isinstance(n.func, gast.Attribute)
+        and isinstance(n.func.value, gast.Name)
+    ]
+    if not calls:
+        return None
+    instances: dict[str, str] = {}  # name -> the module class it is made of, in `fn`
+    for st in walk_statements(fn.body):
+        if (
+            isinstance(st, gast.Assign)
+            and isinstance(st.value, gast.Call)
+            and isinstance(st.value.func, gast.Name)
+            and st.value.func.id in classes
+        ):
+            for t in st.targets:
+                if isinstance(t, gast.Name):
+                    instances[t.id] = st.value.func.id
+    for call in calls:
+        owner = call.func.value.id
+        cls = instances.get(owner) or (owner if owner in classes else None)
+        if cls is None:
+            continue
+        method = next(
+            (
+                s
+                for s in classes[cls].body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == call.func.attr
+            ),
+            None,
+        )
+        if method is not None and _changes_its_object(method):
+            return f"{owner}.{call.func.attr}"
+    return None
+
+
+def _changes_its_object(method) -> bool:
+    """Whether a method (an ``ast`` node) changes its first parameter's object (`self.n = 1`,
+    `self.items.append(v)`) or something outside itself. Found once per method."""
+    found = method.__dict__.get("_aj_changes_its_object")
+    if found is None:
+        a = method.args
+        first = (a.posonlyargs + a.args)[:1]
+        found = _changes_outside(method) or (
+            bool(first) and _changes_name(method, first[0].arg)
+        )
+        method._aj_changes_its_object = found
+    return found
+
+
+def _changes_name(fn, name: str) -> bool:
+    """Whether ``fn`` stores into an attribute or item of ``name``'s object, or calls one of
+    its in-place methods (`name.x = v`, `name.items[k] = v`, `name.log.append(v)`)."""
+    for n in walk_nodes(fn):
+        kind = type(n).__name__
+        base = None
+        if kind in ("Subscript", "Attribute") and type(n.ctx).__name__ in ("Store", "Del"):
+            base = n.value
+        elif (
+            kind == "Call"
+            and type(n.func).__name__ == "Attribute"
+            and n.func.attr in CHANGING_METHODS
+        ):
+            base = n.func.value
+        while base is not None and type(base).__name__ in ("Subscript", "Attribute"):
+            base = base.value
+        if base is not None and type(base).__name__ == "Name" and base.id == name:
+            return True
+    return False
 
 
 def _changes_outside(fn) -> bool:

@@ -56,6 +56,7 @@ from ..analysis.effects import (
     python_value_use,
     read_by_closures,
     returned_as_is,
+    scope_introspection,
     short_circuited_walrus,
     stale_closure_read,
     stateful_call,
@@ -155,6 +156,8 @@ class _Conditionals:
         # `if`/`while` statements whose test had values rewritten in it -> how to put it back
         # (fields set, in order) and the changes reported for it
         self.test_rewrites: dict[object, tuple[list, list]] = {}
+        # traced `if`s -> the names computed again in the branch that reads them (not operands)
+        self.recomputed: dict[object, frozenset[str]] = {}
         # the branch functions made here, by id; kept alive, so that an id is not reused by a later
         # node (a freed function's id given to an Assign made `id(st) in created` true)
         self.created: dict[int, object] = {}
@@ -827,6 +830,8 @@ class _Conditionals:
                 except _Refused as r:
                     self.ctx.refuse(r.code, r.node, r.reason)
             self._check_branches(s)
+        if chain is None:
+            self._rematerialize(s, block)
         prefix, op, rest = self._split_test(s)
         if prefix is not None:
             self.ctx.change(
@@ -1014,6 +1019,44 @@ class _Conditionals:
                 f"`{changer}` changes something outside itself and is called under the traced "
                 f"condition `{self._src(s.test)}`: jit traces both branches once, so the change "
                 f"would happen on both paths, once; return the new value instead",
+            )
+        looked = scope_introspection(s.body + s.orelse, self.ctx.scope)
+        if looked is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"`{looked}()` under the traced condition `{self._src(s.test)}` reads the "
+                f"function's local names; in a branch function it would read that function's "
+                f"instead",
+            )
+        handler = _trace_error_handler(self.ctx.fn, s)
+        if handler is not None:
+            raise _Refused(
+                "AJ912",
+                s,
+                f"this `if` stands in a `try` whose `except {handler}` would catch an error "
+                f"raised while jax traces the branch Python would not run (both are traced): "
+                f"the handler would run instead of the branch; move the `try` inside the "
+                f"branches, or the `if` out of the `try`",
+            )
+        defined = next(
+            (
+                st
+                for st in walk_statements(s.body + s.orelse)  # (nested functions not entered)
+                if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+                and getattr(st, "_aj_orig", False)
+                and st.name in self.an.live_out(s)
+            ),
+            None,
+        )
+        if defined is not None:
+            what = "class" if isinstance(defined, gast.ClassDef) else "def"
+            raise _Refused(
+                "AJ916",
+                defined,
+                f"`{what} {defined.name}` under the traced condition `{self._src(s.test)}` "
+                f"binds `{defined.name}`, which is read after the `if`: `lax.cond` can only "
+                f"choose between arrays; decide which to use by a static condition",
             )
         branch_writes = self.an.activity.of_block(s.body + s.orelse).writes
         env = self.an.env_before(s)
@@ -1400,8 +1443,9 @@ class _Conditionals:
             rebinds |= (set(reads) & act.writes) - set(surely_assigned(b))
         out = []
         tested_names: set[str] | None = None  # the names the branches' tests read (once)
+        recomputed = self.recomputed.get(s, frozenset())
         for n in reads:
-            if n not in defined:
+            if n not in defined or n in recomputed:
                 continue
             v = an.env_before(s).get(n, Value(Kind.UNKNOWN))
             if v.traced or n in rebinds:
@@ -1424,6 +1468,79 @@ class _Conditionals:
                     )
                 out.append(n)
         return out
+
+    def _rematerialize(self, s, block) -> None:
+        """A value computed just before the `if` from a function whose derivative is infinite
+        or undefined somewhere (`n = jnp.linalg.norm(v)`, `l = jnp.log(p)`), read by one
+        branch only (and by the test): computed again at the start of that branch rather than
+        passed in. As a `lax.cond` operand, the branch not taken would give it a zero
+        cotangent, and its derivative there makes that NaN (`grad` of a clip-by-norm at 0);
+        Python's `if` never differentiates it on that path."""
+        k = next((i for i, st in enumerate(block) if st is s), None)
+        if k is None or k == 0:
+            return
+        an = self.an
+        reads = [_exposed(an, b) for b in (s.body, s.orelse)]
+        writes = an.activity.of_block(s.body + s.orelse).writes
+        live = an.live_out(s)
+        done: set[str] = set()
+        for n in sorted(reads[0] ^ reads[1]):
+            if n in writes or n in live:
+                continue
+            j = next(
+                (i for i in range(k - 1, -1, -1) if n in an.activity.of(block[i]).writes), None
+            )
+            if j is None:
+                continue
+            st = block[j]
+            if not (
+                isinstance(st, gast.Assign)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], gast.Name)
+                and st.targets[0].id == n
+                and getattr(st, "_aj_orig", False)
+            ):
+                continue
+            inputs = expr_activity(st.value).reads
+            between = an.activity.of_block(block[j + 1 : k]).writes
+            if n in inputs or inputs & between:
+                continue
+            if not (self._pure(st.value, st) and _singular_somewhere(self, st.value)):
+                continue
+            branch = s.body if n in reads[0] else s.orelse
+            again = gast.Assign(
+                targets=[gast.Name(n, gast.Store(), None, None)],
+                value=copy_expr(st.value),
+                type_comment=None,
+            )
+            self.stand_in[again] = self.stand_in.get(s, s)
+            branch.insert(0, again)
+            done.add(n)
+        if done:
+            self.recomputed[s] = frozenset(done)
+            self.ctx.change(
+                "AJ101",
+                s,
+                f"{', '.join(f'`{n}`' for n in sorted(done))} computed again in the branch that "
+                f"reads it, not passed to `lax.cond`: its derivative is infinite or undefined "
+                f"somewhere, and the branch not taken would make its gradient NaN there",
+            )
+
+    def _pure(self, node, st) -> bool:
+        """Whether ``node`` computes a value with no effect: arithmetic, items and attributes,
+        and calls of jax's functions or of a traced array's methods."""
+        for n in walk_nodes(node):
+            if isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda)):
+                return False
+            if isinstance(n, gast.Call):
+                fname = dotted_name(n.func) or ""
+                qual = self.ctx.scope.qualified(fname) or fname
+                if qual.startswith("jax."):
+                    continue
+                if isinstance(n.func, gast.Attribute) and self.value(n.func.value, st).traced:
+                    continue
+                return False
+        return True
 
     def _check_outputs(self, s, branches, outs: list[str]) -> None:
         for n in outs:
@@ -2941,6 +3058,68 @@ def _effect_in(conv, parts: list, stmt) -> str | None:
 
 def _mixed_boolop(conv, node, stmt) -> bool:
     return isinstance(node, gast.BoolOp) and any(conv.value(v, stmt).traced for v in node.values)
+
+
+# the exceptions whose handler catches what tracing a branch may raise (a shape or type error, a
+# concretization error, an index or key error of Python values)
+_TRACE_ERROR_CATCHERS = frozenset(
+    {"Exception", "BaseException", "TypeError", "ValueError", "IndexError", "KeyError",
+     "LookupError", "AttributeError", "ArithmeticError", "ZeroDivisionError", "RuntimeError",
+     "ConcretizationTypeError", "TracerBoolConversionError", "JaxRuntimeError"}
+)  # fmt: skip
+
+
+def _trace_error_handler(fn, node) -> str | None:
+    """The exception (in words) of a handler of a `try` of ``fn`` around ``node`` (in its body)
+    that catches what tracing a branch may raise; None where there is none."""
+    for st in walk_statements(fn.body):
+        if not isinstance(st, gast.Try) and type(st).__name__ != "TryStar":
+            continue
+        caught = None
+        for h in st.handlers:
+            if h.type is None:
+                caught = "(everything)"
+                break
+            names = [dotted_name(t) or "" for t in (
+                h.type.elts if isinstance(h.type, gast.Tuple) else [h.type]
+            )]  # fmt: skip
+            hit = next((n for n in names if n.rsplit(".", 1)[-1] in _TRACE_ERROR_CATCHERS), None)
+            if hit is not None:
+                caught = hit
+                break
+        if caught is not None and any(x is node for x in walk_statements(st.body)):
+            return caught
+    return None
+
+
+def _exposed(an: FunctionAnalysis, stmts: list) -> set[str]:
+    """The names a block reads before it assigns them."""
+    if not stmts:
+        return set()
+    from types import SimpleNamespace
+
+    from ..analysis.dataflow import Liveness
+
+    return set(Liveness(SimpleNamespace(body=stmts), an.activity).live_in.get(id(stmts[0]), ()))
+
+
+# functions whose derivative is infinite or undefined somewhere besides those of
+# _DOMAIN_RESTRICTED (a norm's at 0)
+_SINGULAR = _DOMAIN_RESTRICTED | {"norm", "arctan2", "hypot", "rsqrt", "logsumexp", "abs"}
+
+
+def _singular_somewhere(conv, node) -> bool:
+    """Whether ``node`` computes a function whose derivative is infinite or undefined for some
+    values (`jnp.sqrt`, `jnp.log`, `jnp.linalg.norm`, `a / b`, `a ** 0.5`)."""
+    for n in walk_nodes(node):
+        if isinstance(n, gast.BinOp) and _outside_its_domain(n):
+            return True
+        if isinstance(n, gast.Call):
+            fname = dotted_name(n.func) or ""
+            qual = conv.ctx.scope.qualified(fname) or fname
+            if qual.startswith("jax.") and qual.rsplit(".", 1)[-1] in _SINGULAR:
+                return True
+    return False
 
 
 def _is_text(node) -> bool:

@@ -56,6 +56,7 @@ from ..analysis.effects import (
     literal_ints,
     python_value_use,
     read_by_closures,
+    scope_introspection,
     self_step,
     short_circuited_walrus,
     stale_closure_read,
@@ -1294,6 +1295,31 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
             f"condition function of a converted loop would bind as its own; assign it in the "
             f"body (and before the loop) instead",
         )
+    looked = scope_introspection(loop.body, ctx.scope)
+    if looked is not None:
+        return (
+            "AJ931",
+            loop,
+            f"`{looked}()` in the loop reads the function's local names; in a loop body "
+            f"function it would read that function's instead; left as Python",
+        )
+    defined = [
+        st
+        for st in _own_statements(loop.body)
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+    ]
+    if defined:
+        after = _live_after(an, loop) | _exposed_reads(an, loop.body)
+        kept = next((d for d in defined if d.name in after), None)
+        if kept is not None:
+            what = "class" if isinstance(kept, gast.ClassDef) else "def"
+            return (
+                "AJ931",
+                kept,
+                f"`{what} {kept.name}` in the loop body binds `{kept.name}`, which is read "
+                f"after it (or by the next iteration before it): a converted body is a function "
+                f"of its own, where `{kept.name}` would be its own; define it before the loop",
+            )
     if _under_index_error_handler(ctx.fn, loop):
         return (
             "AJ931",
@@ -2249,6 +2275,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     undefined: list[str] = []
     promote: list[str] = []
     numbers: set[str] = set()  # (of them, those that enter the loop as a Python number)
+    floated: set[str] = set()  # Python ints the body makes Python floats: start as floats
     end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
     # break/continue flags: `False`, then an `if` test (a scalar bool, or the `if` fails eagerly)
     flags: frozenset[str] = getattr(loop, "_aj_flags", frozenset())
@@ -2364,6 +2391,15 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 promote.append(n)
                 if v.dtype in ("int", "float"):
                     numbers.add(n)
+        elif (
+            v.static
+            and v.dtype == "int"
+            and end.dtype in ("float", None)
+            and _another_kind_given(ctx, an, loop, n, "int") == "float"
+        ):
+            # (`t = 0` made `t + 0.5` by the body: the loop's own promotion of a weak int gives
+            # a float that is no longer weak; a Python float start stays weak, as Python's does)
+            floated.add(n)
         elif v.traced and v.scalar is True and end.scalar is not True and n not in flags:
             # an array scalar the body may make an array (`acc = jnp.zeros(())` plus rows of
             # `x`): the carry is given the body's shape and dtype, as a Python number is
@@ -2438,7 +2474,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     unused = "_" if not _taken(ctx, "_") else ctx.fresh("_unused")
     single = len(carry) == 1
     tuple_text = ", ".join(carry)
-    carry_expr = carry[0] if single else f"({tuple_text})"
+    starts = [f"float({n})" if n in floated else n for n in carry]
+    carry_expr = starts[0] if single else f"({', '.join(starts)})"
 
     def unpack(skip: set[str], used: set[str] | None = None) -> list:
         if single:
@@ -2523,6 +2560,14 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     f"{n} = {jax}.tree.map(lambda t, v: {jnp}.asarray(v, "
                     f"{jnp}.result_type(v, t.dtype)), {t}, {n})"
                 )
+            elif n in scalar_start and n in numbers:
+                # (read otherwise than item by item: its dtype only, a scalar as it starts; a
+                # Python number stays weakly typed where the body keeps it so, as Python's
+                # does: `int8 * k` stays int8)
+                new += replace(
+                    f"{n} = {jnp}.asarray({n}, None if {t}.weak_type else "
+                    f"{jnp}.result_type({n}, {t}.dtype))"
+                )
             elif n in scalar_start:
                 # (read otherwise than item by item: its dtype only, a scalar as it starts)
                 new += replace(f"{n} = {jnp}.asarray({n}, {jnp}.result_type({n}, {t}.dtype))")
@@ -2531,6 +2576,13 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 new += replace(
                     f"{n} = {jax}.tree.map(lambda t, v: {jnp}.full(t.shape, v, "
                     f"{jnp}.result_type(v, t.dtype)), {t}, {n})"
+                )
+            elif n in promote and n in numbers:
+                # (a Python number stays weakly typed where the body keeps it so, as Python's
+                # does: `int8 * k` stays int8)
+                new += replace(
+                    f"{n} = {jnp}.full({t}.shape, {n}, None if {t}.weak_type else "
+                    f"{jnp}.result_type({n}, {t}.dtype))"
                 )
             elif n in promote:
                 # (widened only: a start the body's type cannot hold, `acc = 0.75` where the

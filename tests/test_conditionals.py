@@ -2808,3 +2808,34 @@ def test_a_singular_value_read_by_one_branch_keeps_the_originals_gradient(name):
         np.testing.assert_allclose(
             np.asarray(jax.jit(converted)(x)), np.asarray(original(x)), rtol=1e-6
         )
+
+
+def test_the_truth_of_an_objects_field_is_kept_as_a_python_if():
+    """Probe J, L4: `if p.use_bias:` on a static (meta) field of a registered pytree, `b =
+    None` when unused (the Flax / Equinox idiom), ran under plain jax.jit; converted to a
+    `lax.cond`, the branch Python skips was traced (`h + None` raised). A field that is no
+    array's attribute, tested for its truth, is kept as a Python `if` (AJ913)."""
+    import dataclasses
+    import functools
+
+    @functools.partial(
+        jax.tree_util.register_dataclass, data_fields=["w", "b"], meta_fields=["use_bias"]
+    )
+    @dataclasses.dataclass
+    class Lin:
+        w: jax.Array
+        b: jax.Array | None
+        use_bias: bool
+
+    text = HEADER + (
+        "def apply(p, x):\n    h = p.w * x\n    if p.use_bias:\n        h = h + p.b\n"
+        "    return h\n"
+    )
+    c = convert(text)
+    assert c.text == text and [r.code for r in c.refusals] == ["AJ913"]
+    apply = jax.jit(load(c.text)["apply"])
+    for p in (Lin(jnp.float32(2.0), None, False), Lin(jnp.float32(2.0), jnp.float32(1.0), True)):
+        np.testing.assert_allclose(apply(p, jnp.float32(0.5)), load(text)["apply"](p, 0.5))
+    # (a field compared to a traced value is still converted)
+    compared = HEADER + "def g(p, x):\n    if p.w > 0:\n        x = x * 2\n    return x\n"
+    assert "lax.cond" in convert(compared).text or "where" in convert(compared).text

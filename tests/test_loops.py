@@ -3229,3 +3229,26 @@ def test_locals_in_a_loop_body_keeps_the_loop_python():
     conv, orig_ns, conv_ns = _convert(src)
     assert "fori_loop" not in conv.text and "AJ931" in {r.code for r in conv.refusals}
     _same(orig_ns["f"](f32(1.0)), jax.jit(conv_ns["f"])(f32(1.0)))
+
+
+def test_the_return_after_a_loop_is_computed_after_it_where_it_has_a_singularity():
+    """Probe J, S2: `for v in y: if v == 0: return x * 0.0` then `return (x / y).sum()`: the
+    return after the loop was carried as the result from the start, so computed before the
+    loop, where the `return` in it guarded the division in Python: the gradient was NaN where
+    the original's is 0. It is computed after the loop now, where no `return` ran."""
+    conv, orig_ns, conv_ns = _convert(
+        """
+        def f(x, y):
+            for v in y:
+                if v == 0:
+                    return x * 0.0
+            return (x / y).sum()
+        """
+    )
+    assert "lax.scan" in conv.text or "lax.fori_loop" in conv.text or "while_loop" in conv.text
+    for y in (f32(1.0, 0.0, 2.0), f32(1.0, 4.0, 2.0)):
+        x = np.float32(3.0)
+        _same(orig_ns["f"](x, y), jax.jit(conv_ns["f"])(x, y))
+        want = jax.grad(orig_ns["f"])(x, y)
+        got = jax.jit(jax.grad(conv_ns["f"]))(x, y)
+        _same(want, got)

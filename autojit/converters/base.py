@@ -8,11 +8,11 @@ from typing import Any
 
 import gast
 
-from ..analysis import FunctionAnalysis
+from ..analysis import FunctionAnalysis, dotted_name
 from ..analysis.activity import names_in
 from ..analysis.sharing import Sharing
 from ..analysis.statements import walk_statements
-from ..gastconv import NodeTransformer
+from ..gastconv import NodeTransformer, walk_nodes
 from ..model import Change, Location, Refusal
 from ..scope import ModuleScope
 from ..source import SourceText
@@ -287,3 +287,43 @@ class StatementExpressionRewriter(NodeTransformer):
             return node
         self.generic_visit(node)
         return node
+
+
+_DOMAIN_RESTRICTED = frozenset(
+    """sqrt log log1p log2 log10 arcsin arccos arctanh arccosh reciprocal divide true_divide
+    floor_divide mod remainder power float_power tan exp exp2 expm1 cosh sinh cbrt""".split()
+)  # (and those that overflow or whose derivative is infinite somewhere: `if x < 80:
+# y = jnp.exp(x)` as `jnp.where` gives a NaN gradient where exp(x) is inf, a `lax.cond` none)
+
+
+def _outside_its_domain(node) -> bool:
+    """`a / b`, `a // b`, `a % b` by a value that may be 0, or `a ** b` with an exponent that is
+    no non-negative integer: undefined (or not differentiable) for some values."""
+    if isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod)):
+        d = node.right
+        if isinstance(d, gast.UnaryOp) and isinstance(d.op, gast.USub):
+            d = d.operand
+        return not (isinstance(d, gast.Constant) and type(d.value) in (int, float) and d.value)
+    if isinstance(node.op, gast.Pow):
+        e = node.right
+        return not (isinstance(e, gast.Constant) and type(e.value) is int and e.value >= 0)
+    return False
+
+
+# functions whose derivative is infinite or undefined somewhere besides those of
+# _DOMAIN_RESTRICTED (a norm's at 0)
+_SINGULAR = _DOMAIN_RESTRICTED | {"norm", "arctan2", "hypot", "rsqrt", "logsumexp", "abs"}
+
+
+def singular_somewhere(scope, node) -> bool:
+    """Whether ``node`` computes a function whose derivative is infinite or undefined for some
+    values (`jnp.sqrt`, `jnp.log`, `jnp.linalg.norm`, `a / b`, `a ** 0.5`)."""
+    for n in walk_nodes(node):
+        if isinstance(n, gast.BinOp) and _outside_its_domain(n):
+            return True
+        if isinstance(n, gast.Call):
+            fname = dotted_name(n.func) or ""
+            qual = scope.qualified(fname) or fname
+            if qual.startswith("jax.") and qual.rsplit(".", 1)[-1] in _SINGULAR:
+                return True
+    return False

@@ -69,11 +69,19 @@ from ..analysis.effects import (
 from ..analysis.statements import walk_statements
 from ..analysis.values import arithmetic_dtype, mixed_returned_kinds
 from ..gastconv import NodeTransformer, child_nodes, walk_bfs, walk_nodes
-from ..jaxapi import ELEMENTWISE_FUNCTIONS
+from ..jaxapi import ELEMENTWISE_FUNCTIONS, STATIC_ATTRIBUTES
 from ..render import _unparse, replace_statements
 from ..scope import ModuleScope
 from ..templates import copy_expr, name, replace, replace_expr
-from .base import Context, bool_argument, builtin_reduction, first_refused
+from .base import (
+    _DOMAIN_RESTRICTED,
+    Context,
+    _outside_its_domain,
+    bool_argument,
+    builtin_reduction,
+    first_refused,
+    singular_somewhere,
+)
 from .normalize import (
     always_returns,
     has_return,
@@ -93,26 +101,6 @@ _BUILTIN_CHEAP = frozenset({"abs", "float", "int", "bool", "min", "max", "round"
 # functions defined on part of the line only: a branch `if x > 0: y = jnp.log(x)` is a guard, and
 # `jnp.where` computes both branches, so its gradient is NaN where the other branch is taken
 # (`lax.cond` differentiates the branch taken, as Python's `if` does)
-_DOMAIN_RESTRICTED = frozenset(
-    """sqrt log log1p log2 log10 arcsin arccos arctanh arccosh reciprocal divide true_divide
-    floor_divide mod remainder power float_power tan exp exp2 expm1 cosh sinh cbrt""".split()
-)  # (and those that overflow or whose derivative is infinite somewhere: `if x < 80:
-# y = jnp.exp(x)` as `jnp.where` gives a NaN gradient where exp(x) is inf, a `lax.cond` none)
-
-
-def _outside_its_domain(node) -> bool:
-    """`a / b`, `a // b`, `a % b` by a value that may be 0, or `a ** b` with an exponent that is
-    no non-negative integer: undefined (or not differentiable) for some values."""
-    if isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod)):
-        d = node.right
-        if isinstance(d, gast.UnaryOp) and isinstance(d.op, gast.USub):
-            d = d.operand
-        return not (isinstance(d, gast.Constant) and type(d.value) in (int, float) and d.value)
-    if isinstance(node.op, gast.Pow):
-        e = node.right
-        return not (isinstance(e, gast.Constant) and type(e.value) is int and e.value >= 0)
-    return False
-
 # methods and calls that only have effects (no useful result): allowed in a branch
 _PURE_STATEMENT_CALLS = ("jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint")
 # control flow whose functions jit traces: as a statement it has no effect of its own
@@ -388,6 +376,18 @@ class _Conditionals:
     def condition_kind(self, test, s) -> Kind:
         """Whether the condition ``test`` (of an ``if``, or a ternary in statement ``s``) is
         traced, known when jax traces (static), or neither can be told (unknown)."""
+        bare = test.operand if isinstance(test, gast.UnaryOp) and isinstance(
+            test.op, gast.Not
+        ) else test  # fmt: skip
+        if (
+            isinstance(bare, gast.Attribute)
+            and bare.attr not in _ARRAY_ATTRIBUTES
+            and self.value(bare.value, s).traced
+        ):
+            # `if p.use_bias:`: a field of an object (a pytree's), no array's attribute; a
+            # flag that is a Python bool when jax traces (a static field) more often than a
+            # traced scalar, and `lax.cond` would trace the branch Python skips (`h + None`)
+            return Kind.UNKNOWN
         v = self.value(test, s)
         if v.kind is Kind.NUMPY:
             return Kind.STATIC
@@ -1505,7 +1505,7 @@ class _Conditionals:
             between = an.activity.of_block(block[j + 1 : k]).writes
             if n in inputs or inputs & between:
                 continue
-            if not (self._pure(st.value, st) and _singular_somewhere(self, st.value)):
+            if not (self._pure(st.value, st) and singular_somewhere(self.ctx.scope, st.value)):
                 continue
             branch = s.body if n in reads[0] else s.orelse
             again = gast.Assign(
@@ -3092,6 +3092,10 @@ def _trace_error_handler(fn, node) -> str | None:
     return None
 
 
+# the attributes of a jax array whose truth a test may take (its static ones: STATIC_ATTRIBUTES)
+_ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at", "flat"}) | STATIC_ATTRIBUTES
+
+
 def _exposed(an: FunctionAnalysis, stmts: list) -> set[str]:
     """The names a block reads before it assigns them."""
     if not stmts:
@@ -3101,25 +3105,6 @@ def _exposed(an: FunctionAnalysis, stmts: list) -> set[str]:
     from ..analysis.dataflow import Liveness
 
     return set(Liveness(SimpleNamespace(body=stmts), an.activity).live_in.get(id(stmts[0]), ()))
-
-
-# functions whose derivative is infinite or undefined somewhere besides those of
-# _DOMAIN_RESTRICTED (a norm's at 0)
-_SINGULAR = _DOMAIN_RESTRICTED | {"norm", "arctan2", "hypot", "rsqrt", "logsumexp", "abs"}
-
-
-def _singular_somewhere(conv, node) -> bool:
-    """Whether ``node`` computes a function whose derivative is infinite or undefined for some
-    values (`jnp.sqrt`, `jnp.log`, `jnp.linalg.norm`, `a / b`, `a ** 0.5`)."""
-    for n in walk_nodes(node):
-        if isinstance(n, gast.BinOp) and _outside_its_domain(n):
-            return True
-        if isinstance(n, gast.Call):
-            fname = dotted_name(n.func) or ""
-            qual = conv.ctx.scope.qualified(fname) or fname
-            if qual.startswith("jax.") and qual.rsplit(".", 1)[-1] in _SINGULAR:
-                return True
-    return False
 
 
 def _is_text(node) -> bool:

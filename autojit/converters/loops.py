@@ -74,7 +74,13 @@ from ..render import _unparse, replace_statements
 from ..templates import copy_expr, replace_expr
 from ..templates import replace as _template_replace
 from .arrays import known_array
-from .base import Context, bool_argument, builtin_reduction, first_refused
+from .base import (
+    Context,
+    bool_argument,
+    builtin_reduction,
+    first_refused,
+    singular_somewhere,
+)
 from .conditionals import block_of, floating
 from .normalize import always_returns, surely_assigned
 
@@ -1512,7 +1518,7 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"a flag; left as Python",
             )
         if kind == "return" and (
-            s.value is None or _tail_return(block, loop, ctx.fn) is None
+            s.value is None or _tail_return(block, loop, ctx.fn, ctx.scope) is None
         ):
             reason = _return_problem(an, block, loop, plan, s, ctx.fn)
             if reason is not None:
@@ -2159,7 +2165,7 @@ def _returned_kinds(ctx: Context, an: FunctionAnalysis, block: list, loop) -> st
     result, of one dtype (the int came back a float32); Python returns each one's type."""
     if "return" not in _has_exit(_live_prefix(loop.body)):
         return None
-    tail = _tail_return(block, loop, ctx.fn)
+    tail = _tail_return(block, loop, ctx.fn, ctx.scope)
     if tail is None:
         return None  # (`if returned: return v` follows the loop: the conditionals judge it)
     returned = [(s.value, s) for kind, s in _exits(loop.body) if kind == "return" and s.value]
@@ -2958,7 +2964,7 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
     jnp = ctx.names.jnp
     brk = ctx.fresh("break_") if kinds & {"break", "return"} else None
     cont = ctx.fresh("continue_") if "continue" in kinds else None
-    tail = _tail_return(block, loop, ctx.fn) if "return" in kinds else None
+    tail = _tail_return(block, loop, ctx.fn, ctx.scope) if "return" in kinds else None
     # `return v` before a loop-independent final return: `result` carried, starting as that
     # value; otherwise the loop stops (break) and `if returned: return v` follows it, `v`
     # computed from the state the loop had when it returned
@@ -3376,9 +3382,12 @@ def _position_defs(stmts: list, loop) -> None:
                     setattr(s, attr, getattr(src, attr))
 
 
-def _tail_return(block: list, loop, fn):
+def _tail_return(block: list, loop, fn, scope=None):
     """The ``return <value>`` right after ``loop`` when the value does not depend on the loop
-    (nor do the closures of ``fn`` it calls: `return h()` with `h = lambda: s * 10`)."""
+    (nor do the closures of ``fn`` it calls: `return h()` with `h = lambda: s * 10`), and is
+    no function whose derivative is infinite somewhere (`(x / y).sum()`): carried as the
+    result from the start, it would be computed before the loop, where a `return` in the loop
+    guards it in Python (its gradient NaN where that `return` avoided a division by 0)."""
     idx = next((i for i, s in enumerate(block) if s is loop), None)
     if idx is None or idx + 1 >= len(block) or loop.orelse:
         return None
@@ -3401,6 +3410,8 @@ def _tail_return(block: list, loop, fn):
     if reads & changed:
         return None
     if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.Await)) for n in walk_nodes(ret.value)):
+        return None
+    if scope is not None and singular_somewhere(scope, ret.value):
         return None
     return ret
 

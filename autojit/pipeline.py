@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import collections
 import functools
 import gc
 import re
@@ -175,7 +176,7 @@ def convert_source(
         )
         jit_call = jitted.get(cand.qualname)  # (`g_jit = jax.jit(g, static_argnums=1)`)
         plans[cand.qualname] = _static_plan(cand, src, scope, declared, jit_call)
-    passed = _passed_statics(candidates, plans, scope, text)
+    passed = _passed_statics(candidates, plans, scope, src, text)
     for cand in candidates:
         result = _convert_function(
             cand, src, scope, names, options, filename, plans[cand.qualname],
@@ -582,24 +583,65 @@ def _static_plan(
     return _StaticPlan(declared, user_static, inferred, jit_call, code_text, objects)
 
 
-def _passed_statics(candidates, plans, scope: ModuleScope, text: str):
+def _passed_statics(candidates, plans, scope: ModuleScope, src: SourceText, text: str):
     """qualified name -> parameter -> (calling function, call): the parameters of the
     module's helpers that every call in the module passes a static value
-    (:mod:`autojit.analysis.passed_statics`)."""
-    helpers = [c for c in candidates if scope.functions.get(c.qualname) is c.node]
-    if not helpers or not any(plans[c.qualname].names for c in candidates):
+    (:mod:`autojit.analysis.passed_statics`). Only the helpers a function with a static
+    parameter names are looked at; their calls are found on the lines that name them, and
+    they count only where the module writes their name nowhere else (the words of its text,
+    counted once: an attribute of that name counts too, which only leaves a helper out)."""
+    helpers = {c.qualname for c in candidates if scope.functions.get(c.qualname) is c.node}
+    if not helpers or not identifiers_literal(text) or not text.isascii():
         return {}
-    # (a helper whose name no function with a static parameter writes is passed none)
-    if not any(
-        _word_in(plans[c.qualname].code_text, h.qualname)
-        for c in candidates
-        if plans[c.qualname].names
-        for h in helpers
-        if h is not c
-    ):
+    # (the words of each candidate's text, as the module's bytes split at every non-word
+    # character; only the helpers' names among them are kept)
+    blanked = text.encode("ascii").translate(_BLANK_NON_WORD)
+    names_b = {h.encode("ascii"): h for h in helpers}
+    words_of: dict[str, set[str]] = {}
+    for c in candidates:
+        start, end = src.stmt_span(c.node)
+        words_of[c.qualname] = {names_b[w] for w in set(blanked[start:end].split()) & names_b.keys()}
+    relevant: set[str] = set()
+    for c in candidates:
+        if plans[c.qualname].names:
+            relevant |= (words_of[c.qualname] & helpers) - {c.qualname}
+    todo = list(relevant)  # (and the helpers those name: a static value passed on)
+    while todo:
+        more = (words_of[todo.pop()] & helpers) - relevant
+        relevant |= more
+        todo += more
+    if not relevant:
+        return {}
+    wanted = {h.encode("ascii") for h in relevant}
+    counts = collections.Counter(names_b[w] for w in blanked.split() if w in wanted)
+    sites: dict[str, list[tuple[str, ast.Call]]] = {}
+    for name in sorted(relevant):
+        found: list[tuple[str, ast.Call]] = []
+        for c in candidates:
+            if name not in words_of[c.qualname]:
+                continue
+            start, end = src.stmt_span(c.node)
+            lines = _lines_naming(text, src, {name}, start, end)
+            found += [
+                (c.qualname, call)
+                for call in _calls(c.node, lines)
+                if isinstance(call.func, ast.Name) and call.func.id == name
+            ]
+        # (every word of the name is its `def` or one of these calls; a function only
+        # calling itself is an entry point of its own)
+        if counts[name] == 1 + len(found) and any(c != name for c, _ in found):
+            sites[name] = found
+    if not sites:
         return {}
     functions = {c.qualname: (c.node, plans[c.qualname].names) for c in candidates}
-    return propagate_statics(functions, text)
+    # (each caller's body, its signature left out: `def f(x, n=3):` rebinds nothing)
+    callers = {c for found in sites.values() for c, _ in found}
+    texts = {
+        c.qualname: text[src.line_starts[c.node.body[0].lineno - 1] : src.stmt_span(c.node)[1]]
+        for c in candidates
+        if c.qualname in callers
+    }
+    return propagate_statics(functions, sites, texts)
 
 
 def _convert_function(

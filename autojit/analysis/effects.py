@@ -367,20 +367,23 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
         if isinstance(n, gast.Call)
         and isinstance(n.func, gast.Attribute)
         and isinstance(n.func.value, gast.Name)
+        and n.func.value.id != "self"  # (`self`'s own methods: its class is not looked up)
     ]
     if not calls:
         return None
-    instances: dict[str, str] = {}  # name -> the module class it is made of, in `fn`
-    for st in walk_statements(fn.body):
-        if (
-            isinstance(st, gast.Assign)
-            and isinstance(st.value, gast.Call)
-            and isinstance(st.value.func, gast.Name)
-            and st.value.func.id in classes
-        ):
-            for t in st.targets:
-                if isinstance(t, gast.Name):
-                    instances[t.id] = st.value.func.id
+    instances = fn.__dict__.get("_aj_instances")
+    if instances is None:  # name -> the module class it is made of, in `fn` (found once)
+        instances = fn._aj_instances = {}
+        for st in walk_statements(fn.body):
+            if (
+                isinstance(st, gast.Assign)
+                and isinstance(st.value, gast.Call)
+                and isinstance(st.value.func, gast.Name)
+                and st.value.func.id in classes
+            ):
+                for t in st.targets:
+                    if isinstance(t, gast.Name):
+                        instances[t.id] = st.value.func.id
     for call in calls:
         owner = call.func.value.id
         cls = instances.get(owner) or (owner if owner in classes else None)

@@ -224,43 +224,79 @@ def control_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[s
     return out
 
 
+# where a line may rebind a name it holds: an assignment (`=`, `+=`, not `==`), a `for`, `as`,
+# `lambda`, `def`, `del`, `global`, `nonlocal`, `import`, `:=` on it
+_REBINDING_LINE = re.compile(
+    r"(?<![=!<>])=(?!=)|\b(?:for|as|lambda|def|del|global|nonlocal|import|case)\b|:="
+)
+
+
+def may_rebind(text: str, names: set[str], functions: set[str] = frozenset()) -> bool:
+    """Whether a function's ``text`` may rebind one of ``names`` (a superset: a line holding
+    one of them and an assignment, a keyword argument `f(n=1)` too, or a binding keyword), or
+    one of the function names ``functions`` (`h = ...`, `def h`, `as h`, `for h`, `import`)."""
+    for f in functions:
+        if re.search(
+            rf"(?<![\w.]){re.escape(f)}\s*(?:[-+*/%@&|^:]|//|\*\*|<<|>>)?=(?!=)|(?<![\w.])"
+            rf"{re.escape(f)}\s*:|\b(?:def|as|for|import|global|nonlocal|del|lambda|case)\b"
+            rf"[^\n]*\b{re.escape(f)}\b",
+            text,
+        ):
+            return True
+    for line in text.splitlines():
+        if _REBINDING_LINE.search(line) and any(
+            re.search(rf"\b{re.escape(n)}\b", line) for n in names
+        ):
+            return True
+    return False
+
+
 def propagate(
     functions: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, set[str]]],
-    text: str,
+    sites: dict[str, list[tuple[str, ast.Call]]],
+    texts: dict[str, str] | None = None,
 ) -> dict[str, dict[str, tuple[str, ast.Call]]]:
     """For the functions converted in a module (qualified name -> (node, its static
-    parameters)), the parameters each module-level one is given a static value by every call in the module: name -> parameter -> (the calling
-    function, the first such call). Only where the module names the function nowhere but at its
-    `def` and in those calls (a reference in other code, a function passed on, a word in a
-    comment: not), all of them in ``functions``.
+    parameters)) and, for module-level ones, every call of them in the module (``sites``: the
+    calling function and the call; the module names them nowhere else), the parameters each is
+    given a static value by every call: name -> parameter -> (calling function, first call).
 
     A greatest fixed point: a parameter a function passes on to itself or to another helper
     (`h(x, n - 1)`) stays static while every call around the cycle passes a static value."""
-    sites: dict[str, list[tuple[str, ast.Call]]] = {}
-    for name in functions:
-        if "." in name:
-            continue  # (a method: called through its object, not by its name)
-        words = len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
-        found: list[tuple[str, ast.Call]] = []
-        references = 1  # (its `def`)
-        for caller, (cnode, _s) in functions.items():
-            calls, other = calls_of(cnode, name)
-            if other or (calls and name in rebound_names(cnode)):
-                references = -1
-                break
-            found += [(caller, c) for c in calls]
-            references += len(calls)
-        # (a function only calling itself is an entry point of its own: its callers are not
-        # in view)
-        if any(c != name for c, _ in found) and references == words:
-            sites[name] = found
+    sites = {n: s for n, s in sites.items() if n in functions and all(c in functions for c, _ in s)}
     if not sites:
         return {}
-    rebound = {c: rebound_names(functions[c][0]) for c in {c for s in sites.values() for c, _ in s}}
     # start from every parameter not already static, remove those a call does not pass static
     candidates: dict[str, set[str]] = {
         name: set(parameters(functions[name][0])) - functions[name][1] for name in sites
     }
+    # (walked only where the text may rebind a static parameter or the helper's name: `texts`)
+    rebound: dict[str, set[str]] = {}
+    for c in {c for s in sites.values() for c, _ in s}:
+        # (the names its calls pass, and the helpers it calls: only their rebinding counts)
+        watch: set[str] = set()
+        called: set[str] = set()
+        for n, found in sites.items():
+            for cc, call in found:
+                if cc == c:
+                    called.add(n)
+                    watch |= {
+                        x.id
+                        for a in [*call.args, *(k.value for k in call.keywords)]
+                        for x in walk_nodes(a)
+                        if isinstance(x, ast.Name)
+                    } & (functions[c][1] | candidates.get(c, set()))
+        text = (texts or {}).get(c)
+        if text is not None and not may_rebind(text, watch, called):
+            rebound[c] = set()
+        else:
+            rebound[c] = rebound_names(functions[c][0])
+    # (a helper's name rebound in a function that calls it: that function calls another one)
+    for name in list(sites):
+        if any(name in rebound[c] for c, _ in sites[name]):
+            del sites[name]
+    if not sites:
+        return {}
     changed = True
     while changed:
         changed = False

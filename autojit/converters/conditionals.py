@@ -1479,8 +1479,21 @@ class _Conditionals:
         k = next((i for i, st in enumerate(block) if st is s), None)
         if k is None or k == 0:
             return
+        # (first the cheap part: an assignment before it of such a function)
+        singular = {
+            st.targets[0].id
+            for st in block[:k]
+            if isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and singular_somewhere(self.ctx.scope, st.value)
+        }
+        if not singular:
+            return
         an = self.an
-        reads = [_exposed(an, b) for b in (s.body, s.orelse)]
+        reads = [_exposed(an, b) & singular for b in (s.body, s.orelse)]
+        if not (reads[0] ^ reads[1]):
+            return
         writes = an.activity.of_block(s.body + s.orelse).writes
         live = an.live_out(s)
         done: set[str] = set()
@@ -3072,9 +3085,14 @@ _TRACE_ERROR_CATCHERS = frozenset(
 def _trace_error_handler(fn, node) -> str | None:
     """The exception (in words) of a handler of a `try` of ``fn`` around ``node`` (in its body)
     that catches what tracing a branch may raise; None where there is none."""
-    for st in walk_statements(fn.body):
-        if not isinstance(st, gast.Try) and type(st).__name__ != "TryStar":
-            continue
+    tries = fn.__dict__.get("_aj_tries")
+    if tries is None:  # (the function's `try` statements, found once)
+        tries = fn._aj_tries = [
+            st
+            for st in walk_statements(fn.body)
+            if isinstance(st, gast.Try) or type(st).__name__ == "TryStar"
+        ]
+    for st in tries:
         caught = None
         for h in st.handlers:
             if h.type is None:

@@ -188,3 +188,16 @@ def imports_autojit(text: str) -> bool:
         if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "autojit":
             return True
     return False
+
+
+def stdout_of(fn: Callable[..., Any], *args: Any) -> str:
+    """What calling ``fn(*args)`` prints, `jax.debug.print` (which runs on its own thread)
+    included."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.block_until_ready(fn(*args))
+        jax.effects_barrier()
+    return out.getvalue()

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential import convert, imports_autojit, load, run_eager, run_jitted
+from differential import convert, imports_autojit, load, run_eager, run_jitted, stdout_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -2632,17 +2632,6 @@ def test_a_constant_result_a_caller_tests_with_is_is_refused(caller):
     assert "AJ918" not in {r.code for r in c.function("is_big").refusals}, c.text
 
 
-def _stdout_of(fn, *args) -> str:
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        jax.block_until_ready(fn(*args))
-        jax.effects_barrier()
-    return out.getvalue()
-
-
 def test_a_print_of_python_values_in_a_traced_branch_prints_on_its_path_only():
     """Probe K, S5: `print("positive")` stayed Python's in the branch function: both branches
     are traced, so both texts printed, whichever path ran (and only at the first call)."""
@@ -2654,7 +2643,7 @@ def test_a_print_of_python_values_in_a_traced_branch_prints_on_its_path_only():
     assert "jax.debug.print('positive {}', 1)" in c.text
     original, converted = load(text)["f"], jax.jit(load(c.text)["f"])
     for x in (np.float32([1.0, 2.0]), np.float32([-1.0, 2.0])):
-        assert _stdout_of(converted, x) == _stdout_of(original, jnp.asarray(x))
+        assert stdout_of(converted, x) == stdout_of(original, jnp.asarray(x))
 
 
 def test_print_that_is_not_pythons_is_left_alone():

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from differential import stdout_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -3033,14 +3034,6 @@ def test_a_scalar_array_state_the_body_makes_a_row_gets_the_bodys_shape(bound):
         assert out.kind == "converted" and "fori_loop" in out.converted, out.report()
 
 
-def _printed(fn, *args) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        jax.block_until_ready(fn(*args))
-        jax.effects_barrier()
-    return out.getvalue()
-
-
 @pytest.mark.parametrize(
     "prelude, call",
     [
@@ -3108,8 +3101,8 @@ def test_a_print_of_python_values_in_a_converted_loop_runs_at_each_iteration():
     assert "fori_loop" in conv.text and "jax.debug.print('{} now: {}', 'step {i}', s)" in (
         conv.text.replace('"', "'")
     )
-    want = _printed(orig_ns["f"], f32(1.0))
-    assert _printed(jax.jit(conv_ns["f"]), f32(1.0)) == want
+    want = stdout_of(orig_ns["f"], f32(1.0))
+    assert stdout_of(jax.jit(conv_ns["f"]), f32(1.0)) == want
     assert want.count("\n") == 20 and want.startswith("step {i} now: 2.0\n")
 
 

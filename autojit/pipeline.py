@@ -556,10 +556,8 @@ class _StaticPlan:
     def names(self) -> set[str]:
         """The parameters static in the conversion (an object read by its attributes is not:
         AJ944)."""
-        out = set(self.user_static) | {r.name for r in self.inferred} - self.objects
-        if self.jit_call is not None:
-            out |= self.jit_call[0]
-        return out | self.user_static
+        out = self.user_static | ({r.name for r in self.inferred} - self.objects)
+        return out | self.jit_call[0] if self.jit_call is not None else out
 
 
 def _static_plan(

@@ -143,17 +143,14 @@ def calls_of(root: ast.AST, name: str) -> tuple[list[ast.Call], bool]:
     """The calls of ``name`` (a plain name) inside ``root``, and whether ``root`` reads the
     name otherwise too (passes the function on: `jax.vmap(h)`, `map(h, xs)`)."""
     calls: list[ast.Call] = []
-    func_ids: set[int] = set()
-    other = False
+    named: list[ast.Name] = []
     for node in walk_nodes(root):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
             calls.append(node)
-            func_ids.add(id(node.func))
-    for node in walk_nodes(root):
-        if isinstance(node, ast.Name) and node.id == name and id(node) not in func_ids:
-            other = True
-            break
-    return calls, other
+        elif isinstance(node, ast.Name) and node.id == name:
+            named.append(node)
+    called = {id(c.func) for c in calls}
+    return calls, any(id(n) not in called for n in named)
 
 
 def static_parameters_passed(
@@ -294,7 +291,7 @@ def propagate(
     # (a helper's name rebound in a function that calls it: that function calls another one)
     for name in list(sites):
         if any(name in rebound[c] for c, _ in sites[name]):
-            del sites[name]
+            del sites[name], candidates[name]  # (and its parameters: none is known static)
     if not sites:
         return {}
     changed = True

@@ -331,7 +331,7 @@ class _Conditionals:
                     continue
                 if self._test_kind(s) is Kind.TRACED:
                     if not (self.ctx.allowed("AJ101", s) and self.ctx.allowed("AJ107", s)):
-                        continue  # (`# noqa: AJ101` on it: left as written, nothing lifted)
+                        continue  # (a noqa comment for AJ101 on it: left as written, nothing lifted)
                     if top or not (always_returns(s.body) and always_returns(s.orelse)):
                         return True
                     # (inside a static `if`, one that returns on every path becomes
@@ -640,8 +640,13 @@ class _Conditionals:
     def _print(self, s, block) -> None:
         call = s.value
         traced = any(self._traced_in_print(a, s) for a in call.args)
-        if not traced and not self._in_converted_code(s):
-            return  # (Python's print at trace time, as jit runs any print of Python values)
+        if not traced and not (
+            self._in_converted_code(s) and all(_literal_text(a) for a in call.args)
+        ):
+            # (Python's print at trace time, as jit runs any print of Python values; a value
+            # other than a literal text or int would print otherwise through jax, a float or
+            # a list as arrays)
+            return
         sep = " "
         for kw in call.keywords:
             if kw.arg == "sep" and isinstance(kw.value, gast.Constant):
@@ -3123,6 +3128,16 @@ def _exposed(an: FunctionAnalysis, stmts: list) -> set[str]:
     from ..analysis.dataflow import Liveness
 
     return set(Liveness(SimpleNamespace(body=stmts), an.activity).live_in.get(id(stmts[0]), ()))
+
+
+def _literal_text(node) -> bool:
+    """A literal a print shows alike through jax.debug.print: a text, an int or a bool, or an
+    f-string of texts only."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) in (str, int, bool)
+    return isinstance(node, gast.JoinedStr) and all(
+        isinstance(v, gast.Constant) for v in node.values
+    )
 
 
 def _is_text(node) -> bool:

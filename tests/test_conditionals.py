@@ -2828,3 +2828,31 @@ def test_the_truth_of_an_objects_field_is_kept_as_a_python_if():
     # (a field compared to a traced value is still converted)
     compared = HEADER + "def g(p, x):\n    if p.w > 0:\n        x = x * 2\n    return x\n"
     assert "lax.cond" in convert(compared).text or "where" in convert(compared).text
+
+
+@pytest.mark.parametrize(
+    "effect",
+    ["[log.append(1) for _ in range(1)]", "_ = (log.append(1), 0)", "seen = {log.extend([1])}"],
+)
+def test_a_change_of_a_list_inside_an_expression_under_a_traced_condition_is_refused(effect):
+    """Seventeenth round, open gap (silent): `log.append(v)` inside a comprehension or a tuple
+    display in a traced branch ran while tracing, on both paths (`len(log)` was 1 where the
+    condition is false). Only a statement `log.append(v)` of its own was looked at."""
+    text = HEADER + (
+        "def f(x):\n    log = []\n    s = x[0]\n    if s > 0:\n        s = s * 2\n"
+        f"        {effect}\n    return s, len(log)\n"
+    )
+    c = convert(text)
+    assert c.text == text and "AJ912" in [r.code for r in c.refusals]
+
+
+def test_a_pure_method_named_like_a_container_change_still_converts():
+    """`opt.update(g, state)` of an object the analysis cannot tell from a dict gives a value
+    and changes nothing: not taken for `dict.update` (only a list's own methods are, on such
+    an object)."""
+    text = HEADER + (
+        "def f(x, opt, state):\n    if x[0] > 0:\n        u, state = opt.update(x, state)\n"
+        "        y = x + u\n    else:\n        y = x\n    return y, state\n"
+    )
+    c = convert(text)
+    assert "lax.cond" in c.text or "jnp.where" in c.text

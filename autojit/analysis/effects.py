@@ -491,19 +491,30 @@ CHANGING_METHODS = frozenset(
 # methods of lists, dicts and sets that change their object and give a value (the others give
 # None: where their result is used, they are some other object's, `opt.update(grads, state)`)
 _VALUE_RETURNING_CHANGES = frozenset({"pop", "popitem", "setdefault"})
+# ...and those that give None, still met in an expression (`[log.append(v) for v in vs]`,
+# `(seen.add(k), k)`): a list's own (no array, optimizer or other pure object has them) on
+# any object the analysis cannot tell from a list; the others on a known container
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "remove", "discard"})
+_CONTAINER_CHANGES = frozenset({"update", "add", "clear", "sort", "reverse"})
 
 
 def container_change(an: FunctionAnalysis, node, stmt) -> bool:
-    """Whether ``node`` is a call like `stack.pop()`, inside an expression: it changes a Python
-    container (or an object the analysis cannot tell from one) and gives a value. A traced
+    """Whether ``node`` is a call like `stack.pop()` or `log.append(v)`, inside an expression
+    (a comprehension, a tuple display): it changes a Python container (or an object the
+    analysis cannot tell from one: a method of a list's that gives a value only so). A traced
     branch or loop body runs it once, at trace time."""
-    return (
-        isinstance(node, gast.Call)
-        and isinstance(node.func, gast.Attribute)
-        and node.func.attr in _VALUE_RETURNING_CHANGES
-        and an.value(node.func.value, stmt).kind
-        in (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
-    )
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+        return False
+    attr = node.func.attr
+    if attr in _VALUE_RETURNING_CHANGES:
+        kinds: tuple[Kind, ...] = (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+    elif attr in _LIST_CHANGES and isinstance(node.func.value, (gast.Name, gast.Attribute)):
+        kinds = (Kind.LIST, Kind.DICT, Kind.NUMPY, Kind.UNKNOWN)
+    elif attr in _CONTAINER_CHANGES and isinstance(node.func.value, (gast.Name, gast.Attribute)):
+        kinds = (Kind.LIST, Kind.DICT, Kind.NUMPY)
+    else:
+        return False
+    return an.value(node.func.value, stmt).kind in kinds
 
 
 def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | None:

@@ -986,20 +986,39 @@ def _start_ints(fn, an, loop, n: str) -> list[int] | None:
 
 def _another_kind_given(ctx: Context, an, loop, n: str, kind: str) -> str | None:
     """A dtype kind other than ``kind`` (`bool`, `int`, `float`) that an assignment in the
-    loop's body surely gives ``n`` (`r = x * 0.5`, `r += 0.5`), if any."""
+    loop's body surely gives ``n`` (`r = x * 0.5`, `r += 0.5`, `t, s = t + 0.5, s + 1`), if
+    any."""
     for st in walk_statements(loop.body):
-        targets = st.targets if isinstance(st, gast.Assign) else [getattr(st, "target", None)]
-        if not isinstance(st, (gast.Assign, gast.AugAssign)) or not any(
-            isinstance(t, gast.Name) and t.id == n for t in targets
-        ):
-            continue
-        value = assigned_value(st)
-        got = an.value(value, st).dtype
-        if got is None and floating(ctx.scope, value) is True:
-            got = "float"
-        if got in ("bool", "int", "float") and got != kind:
-            return got
+        for value in _values_given(st, n):
+            got = an.value(value, st).dtype
+            if got is None and floating(ctx.scope, value) is True:
+                got = "float"
+            if got in ("bool", "int", "float") and got != kind:
+                return got
     return None
+
+
+def _values_given(st, n: str) -> list:
+    """The expressions an assignment statement gives the name ``n``: `n = v` and `n += v` (as
+    `n + v`), and the item of a tuple assigned item by item (`t, n = u, v`)."""
+    if isinstance(st, gast.AugAssign):
+        given = isinstance(st.target, gast.Name) and st.target.id == n
+        return [assigned_value(st)] if given else []
+    if not isinstance(st, gast.Assign):
+        return []
+    out = []
+    for t in st.targets:
+        if isinstance(t, gast.Name) and t.id == n:
+            out.append(st.value)
+        elif (
+            isinstance(t, (gast.Tuple, gast.List))
+            and isinstance(st.value, (gast.Tuple, gast.List))
+            and len(t.elts) == len(st.value.elts)
+            and not any(isinstance(e, gast.Starred) for e in (*t.elts, *st.value.elts))
+        ):
+            pairs = zip(t.elts, st.value.elts, strict=True)
+            out.extend(v for e, v in pairs if isinstance(e, gast.Name) and e.id == n)
+    return out
 
 
 def _compound_blocks(st) -> list[list]:
@@ -1235,6 +1254,47 @@ def _run_after(fn, loop) -> list:
     return after + inner if inner else after
 
 
+_SAME_FOR_INT_AND_FLOAT_OPS = (
+    gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+)  # fmt: skip
+_ORDERING_OPS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
+
+
+def _read_telling_int_from_float(fn, an: FunctionAnalysis, name: str):
+    """The first expression of ``fn`` (nested functions' too) reading ``name`` where a Python
+    int gives another result than the float of the same value, or None. The same: a
+    comparison (`t < x`), and arithmetic with a float (a Python float, a float array: `y +
+    t` is float either way, of `y`'s width); anything else tells them apart (`y * t` of an
+    int8 `y`, `return t`, `f(t)`)."""
+    for st in walk_statements(fn.body, into_functions=True):
+        todo = [st]
+        while todo:
+            parent = todo.pop()
+            for child in child_nodes(parent):
+                if isinstance(child, gast.stmt):
+                    continue  # (a statement of its own: walked as one)
+                if (
+                    isinstance(child, gast.Name)
+                    and child.id == name
+                    and isinstance(child.ctx, gast.Load)
+                    and not _same_for_int_and_float(an, parent, child, st)
+                ):
+                    return parent if isinstance(parent, gast.expr) else child
+                todo.append(child)
+    return None
+
+
+def _same_for_int_and_float(an: FunctionAnalysis, parent, read, st) -> bool:
+    if isinstance(parent, gast.Compare):
+        return all(isinstance(op, _ORDERING_OPS) for op in parent.ops)
+    if isinstance(parent, gast.BinOp) and isinstance(parent.op, _SAME_FOR_INT_AND_FLOAT_OPS):
+        other = parent.right if parent.left is read else parent.left
+        if isinstance(other, gast.Name) and other.id == read.id:
+            return False
+        return an.value(other, st).dtype == "float"
+    return False
+
+
 def _own_statements(stmts):
     """Every statement of a block, nested ones included; nested functions are yielded but not
     entered."""
@@ -1435,21 +1495,22 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                         "assignment that is not an array update); a traced loop body can only "
                         "return new values; left as Python",
                     )
-        if not isinstance(s, gast.Expr) or s in stacked:
-            # a method that changes its object, inside an expression (`x + stack.pop()`):
-            # the body is traced once, so it would run once
-            for n in _shallow(s):
-                if container_change(an, n, s) and not (
-                    s in stacked and n is getattr(s, "value", None)
-                ):
-                    base = dotted_name(n.func.value) or "the object"
-                    return (
-                        "AJ935",
-                        s,
-                        f"`{base}.{n.func.attr}(...)` changes a Python object at each iteration; "
-                        f"a converted body is traced once, so it would change it once; left as "
-                        f"Python",
-                    )
+        # a method that changes its object, inside an expression (`x + stack.pop()`,
+        # `[log.append(v) for v in vs]`): the body is traced once, so it would run once
+        # (a statement `log.append(v)` of its own is looked at below)
+        for n in _shallow(s):
+            own_value = n is getattr(s, "value", None)
+            if container_change(an, n, s) and not (
+                own_value and (s in stacked or isinstance(s, gast.Expr))
+            ):
+                base = dotted_name(n.func.value) or "the object"
+                return (
+                    "AJ935",
+                    s,
+                    f"`{base}.{n.func.attr}(...)` changes a Python object at each iteration; "
+                    f"a converted body is traced once, so it would change it once; left as "
+                    f"Python",
+                )
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             f = s.value.func
             if s in stacked:
@@ -2405,6 +2466,22 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
         ):
             # (`t = 0` made `t + 0.5` by the body: the loop's own promotion of a weak int gives
             # a float that is no longer weak; a Python float start stays weak, as Python's does)
+            if not (n in surely_assigned(loop.body) and not flags and runs_at_least_once(loop)):
+                # Python keeps the int where the loop runs no times (or skips the assignment):
+                # only where every read gives an int what it gives the same float is that one
+                shown = _read_telling_int_from_float(ctx.fn, an, n)
+                if shown is not None:
+                    ctx.refuse(
+                        "AJ932",
+                        loop,
+                        f"`{n}` enters the loop as a Python int that the loop makes a float, and "
+                        f"Python keeps the int where the loop runs no times or does not reach "
+                        f"that assignment; a traced loop carries one type, and "
+                        f"`{_unparse(shown).strip()}` gives an int another dtype than a float "
+                        f"(an int array times an int stays ints); start it as a float "
+                        f"(`{n} = 0.0`) if that is meant; left as Python",
+                    )
+                    return False
             floated.add(n)
         elif v.traced and v.scalar is True and end.scalar is not True and n not in flags:
             # an array scalar the body may make an array (`acc = jnp.zeros(())` plus rows of

@@ -2856,3 +2856,16 @@ def test_a_pure_method_named_like_a_container_change_still_converts():
     )
     c = convert(text)
     assert "lax.cond" in c.text or "jnp.where" in c.text
+
+
+def test_a_changing_method_of_an_object_made_elsewhere_under_a_traced_condition_is_refused():
+    """Seventeenth round, open gap (silent): `s = c.step(s)` under a traced `if`, `c` a
+    parameter and the module's `Counter.step` changing its object: both branches were traced,
+    so `c.n` grew on both paths. Refused now (AJ912)."""
+    text = HEADER + (
+        "class Counter:\n    def __init__(self):\n        self.n = 0\n\n"
+        "    def step(self, v):\n        self.n += 1\n        return v * 1.5\n\n\n"
+        "def f(x, c):\n    s = x[0]\n    if s > 0:\n        s = c.step(s)\n    return s\n"
+    )
+    c = convert(text)
+    assert "lax.cond" not in c.text and "AJ912" in [r.code for r in c.refusals]

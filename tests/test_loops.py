@@ -3314,3 +3314,51 @@ def test_a_change_of_a_list_inside_an_expression_keeps_the_loop_python(effect):
     )
     assert "fori_loop" not in conv.text and "AJ935" in {r.code for r in conv.refusals}
     assert orig_ns["f"](f32(1.0), 3)[1] == 3
+
+
+def test_a_changing_method_of_an_object_made_elsewhere_keeps_the_loop_python():
+    """Seventeenth round, open gap (silent): `s = c.step(s)` in a loop, where `c` is a
+    parameter or a module-level instance and the module's `Counter.step` does `self.n += 1`,
+    became a `fori_loop` body traced once: `c.n` grew by 1 where Python's grows by 20. The
+    object's class is not known there, so a method of that name of any module class that
+    changes its object is taken for it (AJ931); a method that changes nothing converts."""
+    src = """
+    class Counter:
+        def __init__(self):
+            self.n = 0
+
+        def step(self, v):
+            self.n += 1
+            return v * 1.5
+
+        def scale(self, v):
+            return v * 2.0
+
+    C = Counter()
+
+    def f(x, c):
+        s = x[0]
+        for i in range(20):
+            s = c.step(s)
+        return s
+
+    def g(x):
+        s = x[0]
+        for i in range(20):
+            s = C.step(s)
+        return s
+
+    def k(x, c):
+        s = x[0]
+        for i in range(20):
+            s = c.scale(s)
+        return s
+    """
+    conv, orig_ns, conv_ns = _convert(src)
+    for name in ("f", "g"):
+        assert "fori_loop" not in conv.function(name).new_text
+        assert "AJ931" in {r.code for r in conv.function(name).refusals}
+    assert "fori_loop" in conv.function("k").new_text
+    c = orig_ns["Counter"]()
+    orig_ns["f"](f32(1.0), c)
+    assert c.n == 20

@@ -388,6 +388,13 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
         owner = call.func.value.id
         cls = instances.get(owner) or (owner if owner in classes else None)
         if cls is None:
+            # an object made elsewhere (a parameter, a module-level instance): it may be of a
+            # module class whose method of that name changes its object
+            if owner in scope.modules or owner in scope.imported_names:
+                continue  # (`np.append(...)`: a module's function)
+            changer = _changing_methods(scope).get(call.func.attr)
+            if changer is not None:
+                return f"{owner}.{call.func.attr}"
             continue
         method = next(
             (
@@ -401,6 +408,24 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
         if method is not None and _changes_its_object(method):
             return f"{owner}.{call.func.attr}"
     return None
+
+
+def _changing_methods(scope) -> dict[str, str]:
+    """method name -> the module class of the first method of that name that changes its
+    object (found once per module)."""
+    found = scope.__dict__.get("_aj_changing_methods")
+    if found is None:
+        found = {}
+        for cls, node in scope.class_nodes.items():
+            for st in node.body:
+                if (
+                    isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and st.name not in found
+                    and _changes_its_object(st)
+                ):
+                    found[st.name] = cls
+        scope._aj_changing_methods = found
+    return found
 
 
 def _changes_its_object(method) -> bool:

@@ -231,19 +231,29 @@ _REBINDING_LINE = re.compile(
 def may_rebind(text: str, names: set[str], functions: set[str] = frozenset()) -> bool:
     """Whether a function's ``text`` may rebind one of ``names`` (a superset: a line holding
     one of them and an assignment, a keyword argument `f(n=1)` too, or a binding keyword), or
-    one of the function names ``functions`` (`h = ...`, `def h`, `as h`, `for h`, `import`)."""
-    for f in functions:
+    one of the function names ``functions`` (`h = ...`, `def h`, `as h`, `for h`, `import`).
+    (One search for all the functions, and a line looked at only where it names one of
+    ``names``.)"""
+    if functions:
+        fs = "|".join(map(re.escape, sorted(functions)))
         if re.search(
-            rf"(?<![\w.]){re.escape(f)}\s*(?:[-+*/%@&|^:]|//|\*\*|<<|>>)?=(?!=)|(?<![\w.])"
-            rf"{re.escape(f)}\s*:|\b(?:def|as|for|import|global|nonlocal|del|lambda|case)\b"
-            rf"[^\n]*\b{re.escape(f)}\b",
+            rf"(?<![\w.])(?:{fs})\s*(?:[-+*/%@&|^:]|//|\*\*|<<|>>)?=(?!=)|(?<![\w.])"
+            rf"(?:{fs})\s*:|\b(?:def|as|for|import|global|nonlocal|del|lambda|case)\b"
+            rf"[^\n]*\b(?:{fs})\b",
             text,
         ):
             return True
-    for line in text.splitlines():
-        if _REBINDING_LINE.search(line) and any(
-            re.search(rf"\b{re.escape(n)}\b", line) for n in names
-        ):
+    if not names:
+        return False
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    done = -1  # (the end of the last line looked at)
+    for m in named.finditer(text):
+        if m.start() < done:
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        done = len(text) if end < 0 else end
+        if _REBINDING_LINE.search(text, start, done):
             return True
     return False
 

@@ -2869,3 +2869,36 @@ def test_a_changing_method_of_an_object_made_elsewhere_under_a_traced_condition_
     )
     c = convert(text)
     assert "lax.cond" not in c.text and "AJ912" in [r.code for r in c.refusals]
+
+
+def test_a_singular_value_read_by_one_arm_of_a_ternary_is_computed_again_there():
+    """Probe J, open gap (silent, wrong gradients): `n = jnp.linalg.norm(v); w = v / n if n >
+    1 else v` made `n` an operand of the ternary's `lax.cond`, whose arm not taken gave it a
+    zero cotangent that the norm's derivative at 0 made NaN (`grad` at v = 0 gave [nan, nan,
+    nan] where the original's is [1, 1, 1]); likewise `l = jnp.log(p); -p * l if p > 0 else
+    ...` as a `jnp.where`. The value is computed again in the arm that reads it now."""
+    text = HEADER + (
+        "def a(v):\n    n = jnp.linalg.norm(v)\n    w = v / n if n > 1 else v\n    return w.sum()\n"
+        "\n\ndef b(p):\n    l = jnp.log(p)\n    return -p * l if p > 0 else p * 0.0\n"
+        "\n\ndef c(p):\n    l = jnp.log(p)\n    return (-p * l if p > 0 else p * 0.0) + l\n"
+    )
+    conv = convert(text)
+    orig_ns: dict = {}
+    conv_ns: dict = {}
+    exec(compile(text, "orig.py", "exec"), orig_ns)
+    exec(compile(conv.text, "conv.py", "exec"), conv_ns)
+    cases = {
+        "a": [jnp.zeros(3), jnp.ones(3), jnp.full(3, 0.1)],
+        "b": [jnp.float32(0.0), jnp.float32(0.5)],
+    }
+    for name, inputs in cases.items():
+        for x in inputs:
+            np.testing.assert_allclose(conv_ns[name](x), orig_ns[name](x), rtol=1e-6)
+            want = jax.grad(orig_ns[name])(x)
+            got = jax.jit(jax.grad(conv_ns[name]))(x)
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+    # (read outside the ternary too, `l`'s gradient flows there as Python's does: not moved)
+    assert conv.function("c").new_text.count("jnp.log(p)") == 1
+    # converting the output again changes nothing
+    assert convert(conv.text).text == conv.text

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import functools
 from dataclasses import dataclass, field
 
@@ -573,7 +574,7 @@ class _Conditionals:
                     f"drop the assert from the jitted function",
                 )
                 continue
-            rw = _ExprRewriter(self, s)
+            rw = _ExprRewriter(self, s, block)
             for fname, val in gast.iter_fields(s):
                 if fname in ("body", "orelse", "finalbody", "handlers"):
                     continue
@@ -2639,9 +2640,10 @@ def _field_of_parameter(node, an: FunctionAnalysis) -> bool:
 class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
     """Ternaries, `and`/`or`/`not` and chained comparisons on traced values (AJ104, AJ105)."""
 
-    def __init__(self, conv: _Conditionals, stmt) -> None:
+    def __init__(self, conv: _Conditionals, stmt, block: list | None = None) -> None:
         self.conv = conv
         self.stmt = stmt
+        self.block = block  # (the statements around ``stmt``: what was computed before it)
 
     def _traced(self, node) -> bool:
         return self.conv.value(node, self.stmt).traced
@@ -2767,8 +2769,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             )
             return node
         pred = c.pred(node.test, self.stmt)
-        a, b = node.body, node.orelse
-        if c._cheap(a) and c._cheap(b) and c._same_shape(a, self.stmt, b, self.stmt):
+        a, b = self._recomputed_in_arms(node)
+        # (an arm with a function whose derivative is infinite somewhere, `jnp.sqrt(x)`, `v /
+        # n`: `jnp.where` differentiates both arms, and the one Python does not take would make
+        # the gradient NaN there; `lax.cond` differentiates the arm it takes)
+        singular = any(singular_somewhere(c.ctx.scope, e) for e in (a, b))
+        if (
+            not singular
+            and c._cheap(a)
+            and c._cheap(b)
+            and c._same_shape(a, self.stmt, b, self.stmt)
+        ):
             c.ctx.change(
                 "AJ104", node, f"`... if {c._src(node.test)} else ...` -> `{c.jnp}.where(...)`"
             )
@@ -2802,6 +2813,56 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             f"`... if {c._src(node.test)} else ...` on a traced value -> `{c.lax}.cond`",
         )
         return replace_expr(f"{c.lax}.cond(P, lambda: A, lambda: B)", P=pred, A=a, B=b)
+
+    def _recomputed_in_arms(self, node) -> tuple:
+        """The ternary's arms, where a value computed just before the statement by a function
+        whose derivative is infinite somewhere (`n = jnp.linalg.norm(v)`, `l = jnp.log(p)`)
+        and read by one arm only (nowhere else after) is computed again in that arm: as a
+        `lax.cond` operand, the arm not taken would give it a zero cotangent, which its
+        derivative makes NaN (`grad` of `v / n if n > 1 else v` at v = 0). As the `if`
+        statement's branches do (AJ101)."""
+        c, st, block = self.conv, self.stmt, self.block
+        arms = [node.body, node.orelse]
+        k = next((i for i, x in enumerate(block or ()) if x is st), None)
+        if not k or any(isinstance(x, gast.NamedExpr) for x in walk_nodes(st)):
+            return arms[0], arms[1]
+        an = c.an
+        loads = [_loaded_names(e) for e in arms]
+        in_statement = _loaded_names(st)
+        for n in sorted(set(loads[0]) ^ set(loads[1])):
+            arm = 0 if n in loads[0] else 1
+            if in_statement[n] != loads[arm][n] + _loaded_names(node.test)[n]:
+                continue  # (read elsewhere in the statement: its gradient flows there too)
+            if n in an.live_out(st) or any(
+                isinstance(x, (gast.Lambda, *_COMPREHENSIONS)) for x in walk_nodes(arms[arm])
+            ):
+                continue
+            j = next((i for i in range(k - 1, -1, -1) if n in an.activity.of(block[i]).writes), None)
+            if j is None:
+                continue
+            source = block[j]
+            if not (
+                isinstance(source, gast.Assign)
+                and len(source.targets) == 1
+                and isinstance(source.targets[0], gast.Name)
+                and source.targets[0].id == n
+                and getattr(source, "_aj_orig", False)
+                and c._pure(source.value, source)
+                and singular_somewhere(c.ctx.scope, source.value)
+            ):
+                continue
+            inputs = expr_activity(source.value).reads
+            if n in inputs or inputs & an.activity.of_block(block[j + 1 : k]).writes:
+                continue
+            arms[arm] = _NameReplacer(n, source.value).visit(arms[arm])
+            c.ctx.change(
+                "AJ104",
+                node,
+                f"`{n}` computed again in the branch of `... if {c._src(node.test)} else ...` "
+                f"that reads it, not passed to `{c.lax}.cond`: its derivative is infinite or "
+                f"undefined somewhere, and the branch not taken would make its gradient NaN",
+            )
+        return arms[0], arms[1]
 
     def _assigned_as_is(self, node) -> bool:
         """Whether the statement is `name = <node>` (followed by `_python_value_use_after`)."""
@@ -3117,6 +3178,28 @@ def _trace_error_handler(fn, node) -> str | None:
 
 # the attributes of a jax array whose truth a test may take (its static ones: STATIC_ATTRIBUTES)
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at", "flat"}) | STATIC_ATTRIBUTES
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _loaded_names(node) -> collections.Counter[str]:
+    """How many times each name is read in ``node``."""
+    return collections.Counter(
+        n.id for n in walk_nodes(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    )
+
+
+class _NameReplacer(NodeTransformer):
+    """Each read of ``name`` replaced by a copy of ``value``."""
+
+    def __init__(self, name: str, value) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, gast.Load):
+            return copy_expr(self.value)
+        return node
 
 
 def _exposed(an: FunctionAnalysis, stmts: list) -> set[str]:

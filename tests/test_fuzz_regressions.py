@@ -24,6 +24,21 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_a_static_chained_comparison_guarding_the_rest_of_a_traced_test_stays_python(op) -> None:
+    """Soak seed 18001: in `if t < s < s and a > s or x[2] <= t:` (`t`, `s` Python floats), the
+    static operand that decides whether Python reads the rest became the Python test of `(a >
+    s) if A else False`, but lowered: `jnp.logical_and(t < s, s < s)`, a traced value under
+    jit, whose truth raised TracerBoolConversionError. It is tested as written now."""
+    src = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = 1.0\n    t = -1.0\n"
+        f"    if (t < s < s {op} a > s) {op} (x[2] <= t and s == 1.5):\n        pass\n"
+        "    else:\n        t += jnp.sum(x)\n    return (x, y, s, t)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+
+
 def test_a_tuple_of_branch_results_shares_element_by_element() -> None:
     """Soak seed 4242: once an `elif` chain became `t, y = lax.cond(p, _then, _else, y, a, s,
     t)` with each branch returning `(t, y)`, the may-share analysis joined `t` and `y` with

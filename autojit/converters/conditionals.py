@@ -472,8 +472,10 @@ class _Conditionals:
                     # a Python value decides at trace time whether Python reads the rest: as
                     # `jnp.logical_and` the rest would be computed when it guards it (`t.ndim
                     # == 0 and t > 0`: a vector `t > 0`, or `w.sum()` of `w = None`)
+                    # (tested by Python as written: lowered, `t < s < s` would be a
+                    # `jnp.logical_and`, a traced value under jit, whose truth fails)
                     form = "B if A else False" if fn == "logical_and" else "True if A else B"
-                    out = replace_expr(form, A=part, B=out)
+                    out = replace_expr(form, A=p, B=out)
                 else:
                     out = replace_expr(f"{jnp}.{fn}(A, B)", A=part, B=out)
             return out

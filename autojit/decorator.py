@@ -388,6 +388,9 @@ class _Record:
         declared = set(user_names) | {
             params[i] for i in user_nums if -len(params) <= i < len(params)
         }
+        if decorated:
+            # (jit of this one would pass a traced value where the callee's jit hashes it)
+            declared |= _passed_to_static_parameters(fn, self.lines)
         header = _header(fn)
         if self.indent:
             header += f"class {_WRAPPER_CLASS}:\n"
@@ -2032,6 +2035,51 @@ def _is_user_function(value: Any, caller: types.FunctionType) -> bool:
 
 # --------------------------------------------------------------------------------------------
 # small things
+
+
+def _passed_to_static_parameters(fn: types.FunctionType, lines: list[str]) -> set[str]:
+    """The parameters of ``fn`` that it passes, as they are, to a static argument of a function
+    decorated with ``@autojit.convert`` and called by a global name: `helper(x, n)`, where
+    `helper`'s `n` is static, makes `n` static here too (jit would give `helper` a traced `n`,
+    which its jit cannot hash). Only callees bound when ``fn`` is decorated are seen."""
+    code = fn.__code__
+    callees: dict[str, tuple[list[str], set[str], set[int]]] = {}
+    for name in code.co_names:
+        obj = fn.__globals__.get(name)
+        original = getattr(obj, "original", None)
+        if not isinstance(original, types.FunctionType) or not hasattr(obj, "static_argnums"):
+            continue
+        names = set(getattr(obj, "static_argnames", ()) or ())
+        nums = set(getattr(obj, "static_argnums", ()) or ())
+        if names or nums:
+            callees[name] = (_positional_params(original.__code__), names, nums)
+    if not callees:
+        return set()
+    own = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        callee = callees.get(node.func.id)
+        if callee is None:
+            continue
+        positional, names, nums = callee
+        for i, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                break
+            pname = positional[i] if i < len(positional) else None
+            if (i in nums or pname in names) and isinstance(arg, ast.Name) and arg.id in own:
+                out.add(arg.id)
+        for kw in node.keywords:
+            index = positional.index(kw.arg) if kw.arg in positional else None
+            if (kw.arg in names or index in nums) and isinstance(kw.value, ast.Name):
+                if kw.value.id in own:
+                    out.add(kw.value.id)
+    return out
 
 
 def _positional_params(code: types.CodeType) -> list[str]:

@@ -1800,3 +1800,41 @@ def test_a_static_argument_stays_static_in_the_helpers_it_is_passed_to(tmp_path)
     # (mutual recursion on the static depth: every `lax.cond` traced both branches, forever)
     for n in (0, 3, 4):
         same(mod.run(x, n), mod.run.original(x, n))
+
+
+DECORATED_CALLS_DECORATED = '''
+import jax.numpy as jnp
+import autojit
+
+
+@autojit.convert
+def helper(x, n):
+    s = x[0]
+    for i in range(n):
+        s = s * 1.5
+    return jnp.zeros(n) + s
+
+
+@autojit.convert
+def caller(x, n):
+    return helper(x, n) * 2
+
+
+@autojit.convert
+def by_keyword(x, m):
+    return helper(x, n=m) + 1
+'''
+
+
+def test_a_decorated_function_passing_its_argument_to_a_decorated_callees_static_one(tmp_path):
+    """Probe J, L1 (loud): `caller(x, n)` calling the decorated `helper(x, n)`, whose `n` is
+    static (a size), was jitted with `n` traced: helper's jit could not hash it (ValueError:
+    Non-hashable static arguments). A parameter passed as it is to a static argument of a
+    decorated callee is static in the caller too."""
+    mod = _import_user_module(tmp_path, "aj_decorated_calls", DECORATED_CALLS_DECORATED)
+    assert mod.helper.static_argnames == ("n",)
+    assert mod.caller.static_argnames == ("n",)
+    assert mod.by_keyword.static_argnames == ("m",)
+    x = np.ones(3, np.float32)
+    np.testing.assert_allclose(mod.caller(x, 3), np.full(3, 6.75, np.float32))
+    np.testing.assert_allclose(mod.by_keyword(x, 2), np.full(2, 3.25, np.float32))

@@ -24,6 +24,17 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_read_in_the_other_branch_of_an_if_is_not_after_a_call_in_this_one() -> None:
+    """Soak seed 18002: `y = h(y, ...)` (`h` changing its argument in place) in one branch of
+    `if c < k:`, and `u = y[0]` (a name that may view `y`) read in its `elif`: the callers
+    check took that read, written further down, for one after the call, so refused `h`'s
+    functional update (AJ908); converted, the branches became functions of their own and the
+    second conversion converted `h`: not idempotent. Two branches of one `if` never run one
+    after the other (but in a loop around it, which is looked at as before)."""
+    src = 'import jax.numpy as jnp\n\n\ndef h(v, b):\n    v[0] = b\n    return v\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = jnp.sum(x)\n    t = -1.0\n    c = 0\n    if c < k:\n        if (not (y[1] <= 0.5)) and (not (k >= n - 2)):\n            x[y < s] = 0.5\n            if t == s:\n                y = y * 0.5 + x\n                c += 1\n                y = h(y, jnp.abs(0.0))\n            else:\n                y[x > 0.0] = 0.5\n        elif (k > 1) or (a < t < a):\n            s = s\n        else:\n            y[-1] -= a\n    elif 1.0 < a < a:\n        u = y[0]\n        t = u * 0.5\n    else:\n        x[0] = 0.0\n    return x, y, s, t, c\n'
+    check(src)
+
+
 @pytest.mark.parametrize("op", ["and", "or"])
 def test_a_static_chained_comparison_guarding_the_rest_of_a_traced_test_stays_python(op) -> None:
     """Soak seed 18001: in `if t < s < s and a > s or x[2] <= t:` (`t`, `s` Python floats), the
@@ -1909,3 +1920,24 @@ def test_a_power_in_a_later_converted_loop_is_read_as_before(start, bound) -> No
     assert c.text.count("fori_loop(") == (2 if start == "0.0" else 1), c.text
     out = oracle.run(src, [(np.array([1.0, -2.0, 3.0, 0.5], np.float32), 4)], name="f")
     assert out.kind in oracle.OK, out.report()
+
+
+def test_a_read_in_the_other_branch_inside_a_loop_still_counts() -> None:
+    """The other side of the branches rule: in a loop around the `if`, the other branch runs
+    after the call on a later pass, and sees NumPy's change (AJ908 kept)."""
+    import ast as _ast
+
+    from autojit.analysis.callers import argument_read_after_call
+
+    looped = (
+        "def h(v, b):\n    v[0] = b\n    return v\n\n\ndef f(y, n):\n    for i in range(n):\n"
+        "        if i == 0:\n            z = h(y, 1.0)\n        else:\n            u = y[0]\n"
+        "    return u\n"
+    )
+    apart = (
+        "def h(v, b):\n    v[0] = b\n    return v\n\n\ndef f(y, n):\n    if n == 0:\n"
+        "        z = h(y, 1.0)\n    else:\n        u = y[0]\n    return z\n"
+    )
+    found = argument_read_after_call(_ast.parse(looped), "h", ["v", "b"], "v")
+    assert found is not None and found.line == 9
+    assert argument_read_after_call(_ast.parse(apart), "h", ["v", "b"], "v") is None

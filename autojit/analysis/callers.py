@@ -706,12 +706,30 @@ def _loaded_after(index, scope, stmt, call, arg, name, loops) -> bool:
                 ):
                     continue
             return True
-        if not rebound and (_after(node, call) or any(_inside(node, loop) for loop in loops)):
+        if not rebound and (
+            (_after(node, call) and not _apart(scope, call, node))
+            or any(_inside(node, loop) for loop in loops)
+        ):
             return True
     # a name bound to the array (or a view of it) in the caller shows the change too
     for other in _aliases_of(index, scope, name):
         for node in loads.get(other, ()):
-            if _after(node, call) or any(_inside(node, loop) for loop in loops):
+            if (_after(node, call) and not _apart(scope, call, node)) or any(
+                _inside(node, loop) for loop in loops
+            ):
+                return True
+    return False
+
+
+def _apart(scope, a, b) -> bool:
+    """Whether ``a`` and ``b`` stand in the two branches of one `if` of ``scope`` (its body and
+    its `else`): one never runs after the other, but in a loop around the `if` (which the
+    caller looks at itself)."""
+    for n in ast.walk(scope):
+        if type(n) is ast.If and n.orelse and _inside(a, n) and _inside(b, n):
+            body = [any(_inside(x, st) for st in n.body) for x in (a, b)]
+            orelse = [any(_inside(x, st) for st in n.orelse) for x in (a, b)]
+            if (body[0] and orelse[1]) or (orelse[0] and body[1]):
                 return True
     return False
 

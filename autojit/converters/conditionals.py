@@ -1508,25 +1508,8 @@ class _Conditionals:
         for n in sorted(reads[0] ^ reads[1]):
             if n in writes or n in live:
                 continue
-            j = next(
-                (i for i in range(k - 1, -1, -1) if n in an.activity.of(block[i]).writes), None
-            )
-            if j is None:
-                continue
-            st = block[j]
-            if not (
-                isinstance(st, gast.Assign)
-                and len(st.targets) == 1
-                and isinstance(st.targets[0], gast.Name)
-                and st.targets[0].id == n
-                and getattr(st, "_aj_orig", False)
-            ):
-                continue
-            inputs = expr_activity(st.value).reads
-            between = an.activity.of_block(block[j + 1 : k]).writes
-            if n in inputs or inputs & between:
-                continue
-            if not (self._pure(st.value, st) and singular_somewhere(self.ctx.scope, st.value)):
+            st = self._singular_source(block, k, n)
+            if st is None:
                 continue
             branch = s.body if n in reads[0] else s.orelse
             again = gast.Assign(
@@ -1546,6 +1529,31 @@ class _Conditionals:
                 f"reads it, not passed to `lax.cond`: its derivative is infinite or undefined "
                 f"somewhere, and the branch not taken would make its gradient NaN there",
             )
+
+    def _singular_source(self, block: list, k: int, n: str):
+        """The assignment `n = e` of the user's that last binds ``n`` before ``block[k]``, where
+        `e` computes, with no effect, a function whose derivative is infinite or undefined
+        somewhere and reads nothing rebound between it and ``block[k]`` (so `e` computed again
+        at ``block[k]`` gives the same value); else None."""
+        an = self.an
+        j = next((i for i in range(k - 1, -1, -1) if n in an.activity.of(block[i]).writes), None)
+        if j is None:
+            return None
+        st = block[j]
+        if not (
+            isinstance(st, gast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], gast.Name)
+            and st.targets[0].id == n
+            and getattr(st, "_aj_orig", False)
+        ):
+            return None
+        inputs = expr_activity(st.value).reads
+        if n in inputs or inputs & an.activity.of_block(block[j + 1 : k]).writes:
+            return None
+        if not (self._pure(st.value, st) and singular_somewhere(self.ctx.scope, st.value)):
+            return None
+        return st
 
     def _pure(self, node, st) -> bool:
         """Whether ``node`` computes a value with no effect: arithmetic, items and attributes,
@@ -2839,22 +2847,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 isinstance(x, (gast.Lambda, *_COMPREHENSIONS)) for x in walk_nodes(arms[arm])
             ):
                 continue
-            j = next((i for i in range(k - 1, -1, -1) if n in an.activity.of(block[i]).writes), None)
-            if j is None:
-                continue
-            source = block[j]
-            if not (
-                isinstance(source, gast.Assign)
-                and len(source.targets) == 1
-                and isinstance(source.targets[0], gast.Name)
-                and source.targets[0].id == n
-                and getattr(source, "_aj_orig", False)
-                and c._pure(source.value, source)
-                and singular_somewhere(c.ctx.scope, source.value)
-            ):
-                continue
-            inputs = expr_activity(source.value).reads
-            if n in inputs or inputs & an.activity.of_block(block[j + 1 : k]).writes:
+            source = c._singular_source(block, k, n)
+            if source is None:
                 continue
             arms[arm] = _NameReplacer(n, source.value).visit(arms[arm])
             c.ctx.change(

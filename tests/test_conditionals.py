@@ -189,6 +189,64 @@ def test_a_python_int_against_floats_read_through_a_name_is_refused(read):
     )
 
 
+def _number_or_array(read: str, number: str = "2.0", array: str = "x[1]") -> str:
+    return (
+        f"import jax.numpy as jnp\n\n\ndef f(x, y, t):\n    if t > 0:\n        k = {array}\n"
+        f"    else:\n        k = {number}\n{read}\n"
+    )
+
+
+def _number_or_array_inputs():
+    x = np.array([1.0, 3.0, 5.0], F32)
+    y = np.array([1.0, 2.0, 3.0], np.float16)
+    return [(x, y, F32(1.0)), (x, y, F32(-1.0))]
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "    return y * k",  # float16 `y` times a Python float is float16, times float32 float32
+        "    z = k * 0.5\n    return y * z",  # (followed through arithmetic and a name)
+        "    y += k\n    return y",
+        "    return y - (-k)",
+        "    return jnp.sin(k) * y",  # (a call: its result follows k's type)
+        "    for i in range(3):\n        y = y + k\n    return y",
+    ],
+)
+def test_a_python_number_on_one_path_and_an_array_on_the_other_read_with_an_array_is_refused(
+    read,
+):
+    """`k = x[1]` (float32) on one path of a traced `if`, `k = 2.0` on the other, then `y * k`
+    of a float16 `y`: Python keeps float16 on the number's path (a Python number takes the
+    array's dtype) and gives float32 on the array's; the converted `lax.cond` gives `k` one
+    dtype, so one path came back float32 where eager gave float16 (silent). Refused (AJ918)."""
+    from tests.fuzz import oracle
+
+    out = oracle.run(_number_or_array(read), _number_or_array_inputs(), name="f")
+    assert out.kind in oracle.OK, out.report()
+    assert any(r.startswith("AJ918") and "Python number on one path" in r for r in out.refusals)
+
+
+@pytest.mark.parametrize(
+    "read, number, array",
+    [
+        ("    return k", "2.0", "x[1]"),  # (given back: an array of its dtype either way)
+        ("    z = k * 2.0 + 1.0\n    return z, k > 1.5", "2.0", "x[1]"),
+        ("    if k > 2.5:\n        return y\n    return y", "2.0", "x[1]"),
+        ("    return y[k]", "2", "x[0].astype(jnp.int32)"),  # (an index)
+        ("    return k - 1 < y", "2", "x[0].astype(jnp.int32)"),
+    ],
+)
+def test_a_python_number_on_one_path_read_the_same_either_way_converts(read, number, array):
+    """The reads that give the same dtype for the Python number and for the array are not
+    refused: giving it back, arithmetic with Python numbers then a comparison, an index;
+    converted, equal on both paths."""
+    from tests.fuzz import oracle
+
+    out = oracle.run(_number_or_array(read, number, array), _number_or_array_inputs(), name="f")
+    assert out.kind == "converted", out.report()
+
+
 def test_and_or_of_an_int_array_and_a_float_literal_keeps_pythons():
     """`n or 1.5` of an int array `n`: `jnp.where` made the ints float32 where Python gives
     them back (probe A): kept as Python's `or` (AJ913). A literal of the arrays' own kind or
@@ -288,15 +346,22 @@ def test_an_elif_chain_returning_numbers_of_two_types_is_refused_as_a_whole(valu
     (Python returns each path's type, a traced value has one dtype): the inner tiers, all
     ints, were converted, and the outer one, refused (AJ918) on the second conversion only,
     or its dtype came back promoted on every path. The question is now asked of the whole
-    chain at each tier: refused as written, the same twice."""
+    chain at each tier: refused as written, the same twice. Read only in `y * rate`: Python
+    gives `y`'s dtype on every path (its numbers are weakly typed), and the float tier met
+    the inner ints' `lax.cond`, an array, which the promotion made float32: a float16 `x`
+    came back float32 (silent). Refused too now (AJ918); a chain whose tiers each take
+    `float(rate)` converts (`test_an_elif_chain_of_python_numbers_traces_each_tier_once`)."""
     from tests.fuzz import oracle
 
     inputs = [(np.array([v, 1.0], np.float32),) for v in (-1.0, 0.5, 1.5, 2.5, 3.5, 9.0)]
     out = oracle.run(_tiers(values, last, returned=True), inputs, name="f")
     assert out.kind in oracle.OK, out.report()
     assert "AJ918" in " ".join(out.refusals), out.refusals
-    out = oracle.run(_tiers(values, last, returned=False), inputs, name="f")
-    assert out.kind == "converted", out.report()
+    for dtype in (np.float32, np.float16):
+        inputs = [(np.array([v, 1.0], dtype),) for v in (-1.0, 0.5, 1.5, 2.5, 3.5, 9.0)]
+        out = oracle.run(_tiers(values, last, returned=False), inputs, name="f")
+        assert out.kind in oracle.OK, out.report()
+        assert "AJ918" in " ".join(out.refusals), out.refusals
 
 
 @pytest.mark.parametrize(
@@ -644,6 +709,10 @@ def f(x):
 
 
 def test_python_float_against_int_array():
+    """`y = jnp.dot(x, x)` on one path and `y = 0.5` on the other: of a float `x`, converted
+    and equal; of an int `x`, Python gives an int32 on one path and a float on the other, and
+    the conversion cast the dot to float32 (silent on the int path): now the number is given
+    the array's type with the float's (float32), which `lax.cond` rejects against int32."""
     text = (
         HEADER
         + """\
@@ -655,7 +724,9 @@ def f(x):
     return y
 """
     )
-    check_paths(text, "f", calls((np.ones(3, I32),), (-np.ones(3, I32),)), expect=["AJ101"])
+    check_paths(text, "f", calls((np.ones(3, F32),), (-np.ones(3, F32),)), expect=["AJ101"])
+    with pytest.raises(TypeError, match="branches must have equal output types"):
+        jax.jit(load(convert(text).text)["f"])(np.ones(3, I32))
 
 
 def test_return_literal_against_array():
@@ -1371,6 +1442,11 @@ def test_and_or_on_operands_of_two_shapes_is_never_broadcast(name):
 
 
 def test_int_array_against_true_division():
+    """`y = x` on one path and `y = x / 2` on the other (or `jnp.sin(x)` against `x * 2`), `x`
+    an array whose dtype the analysis does not know: of floats, both paths give floats,
+    converted and equal; of ints, Python gives int32 on one path and float32 on the other,
+    which one traced value cannot: the `lax.cond` rejects the two loudly. (A cast of the `x`
+    side to floats gave float32 where Python gave int32: silent.)"""
     text = (
         HEADER
         + """\
@@ -1388,9 +1464,13 @@ def g(x):
     return x.sum() * 2
 """
     )
-    xi = np.arange(3, dtype=I32)
-    check_paths(text, "f", calls((xi,), (-xi,)), expect=["AJ101"])
-    check_paths(text, "g", calls((xi,), (-xi,)), expect=["AJ101"])
+    xf = np.arange(3, dtype=F32)
+    check_paths(text, "f", calls((xf,), (-xf,)), expect=["AJ101"])
+    check_paths(text, "g", calls((xf,), (-xf,)), expect=["AJ101"])
+    converted = load(convert(text).text)
+    for fn in ("f", "g"):
+        with pytest.raises(TypeError, match="branches must have equal output types"):
+            jax.jit(converted[fn])(np.arange(3, dtype=I32))
 
 
 # -- random programs: nested ifs, early returns, static and traced tests, literals ------------
@@ -1757,9 +1837,10 @@ def test_a_guarded_branch_is_a_cond_so_its_gradient_is_the_taken_branchs():
         assert not np.isnan(got), (x, got)
     dx, dd = jax.grad(g, argnums=(0, 1))(jnp.float32(2.0), jnp.float32(0.0))
     assert not np.isnan(dx) and not np.isnan(dd)
-    # a constant divisor or a square stays jnp.where
+    # a constant divisor or a square stays jnp.where (of two floats of `x`: an int `x` against
+    # floats would give each path its dtype in Python, which `jnp.where` would promote)
     c = convert(HEADER + "def h(x):\n    if x > 0:\n        y = x / 2.0 + x ** 2\n    else:\n"
-                "        y = x\n    return y\n")
+                "        y = x * 0.5\n    return y\n")
     assert "jnp.where" in c.text
 
 
@@ -2902,3 +2983,56 @@ def test_a_singular_value_read_by_one_arm_of_a_ternary_is_computed_again_there()
     assert conv.function("c").new_text.count("jnp.log(p)") == 1
     # converting the output again changes nothing
     assert convert(conv.text).text == conv.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    if t > 0:\n        k = x\n    else:\n        k = x / 2\n    return k",
+        "    return x if t > 0 else x / 2",
+        "    if t > 0:\n        return x * 2\n    return x * 0.5",
+        "    if t > 0:\n        return x.sum() * 2\n    return jnp.sin(x).sum()",
+        "    k = x\n    if t > 0:\n        k = x * 0.5\n    return k + 1",
+        "    if t > 0:\n        k = x[0]\n    else:\n        k = 0.5\n    return k",
+        "    return x[0] if t > 0 else 0.5",
+    ],
+)
+def test_an_array_of_unknown_dtype_against_floats_is_never_cast_to_floats(body):
+    """`k = x` on one path and `k = x / 2` (or a Python float) on the other, `x` a parameter:
+    of an int `x`, Python gives int32 on one path and floats on the other; the conversion cast
+    the `x` side to floats (`jnp.asarray(k, jnp.result_type(k, 0.0))`, or `jnp.where`'s promotion), so the
+    int path came back float32 (silent). Now the two are a `lax.cond` of each path's own
+    dtype: equal for a float `x`, rejected loudly by jax for an int `x` (never wrong)."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x, t):\n" + body + "\n"
+    paths = [F32(1.0), F32(-1.0)]
+    x = np.array([1.0, 3.0, 5.0], F32)
+    out = oracle.run(src, [(x, t) for t in paths], name="f")
+    assert out.kind == "converted", out.report()
+    x = np.array([1, 3, 5], I32)
+    out = oracle.run(src, [(x, t) for t in paths], name="f")
+    assert out.kind == "jit-error" and "equal output types" in out.detail, out.report()
+
+
+@pytest.mark.parametrize(
+    "body, dtypes",
+    [
+        ("    if t > 0:\n        k = x\n    else:\n        k = 2 * x + 1\n    return k", (F32, I32)),
+        ("    return -x if t > 0 else x * 3", (F32, I32)),
+        # (NumPy, the oracle's eager original, makes an int array times 0.5 float64; jax float32)
+        ("    if t > 0:\n        k = x * 0.5\n    else:\n        k = x / 4\n    return k", (F32,)),
+    ],
+)
+def test_results_made_of_one_array_stay_a_jnp_where(body, dtypes):
+    """Results made of the same array with number literals have one dtype whatever the
+    array's (`x` / `2 * x + 1`; `x * 0.5` / `x / 4`): still the cheap `jnp.where`, equal for
+    int and float arrays."""
+    from tests.fuzz import oracle
+
+    src = "import jax.numpy as jnp\n\n\ndef f(x, t):\n" + body + "\n"
+    for dtype in dtypes:
+        x = np.array([1, 3, 5], dtype)
+        out = oracle.run(src, [(x, F32(1.0)), (x, F32(-1.0))], name="f")
+        assert out.kind == "converted", out.report()
+        assert "jnp.where" in out.converted and "lax.cond" not in out.converted, out.converted

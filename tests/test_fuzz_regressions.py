@@ -24,6 +24,27 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_ternary_of_a_number_and_an_array_stored_into_an_item_converts() -> None:
+    """Soak seed 19002: `x[:k] = jnp.where(c, a if t >= s else -1.0, ...)`: a ternary of an
+    array and a Python number inside a `jnp.where` whose value is stored into `x`'s items (of
+    `x`'s dtype either way). The check that a read does not tell a Python number from an array
+    (AJ918) stopped at the `jnp.where` call and refused the ternary, inside a statement the
+    array-update rewrite had already changed: the refusal's statement was not in the output."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = 1.0\n"
+        "    t = a * 0.5\n"
+        "    if jnp.abs(t) >= 0.5:\n"
+        "        x[:k] = jnp.where(x[2] >= 2.0, a if t >= s else -1.0, (k + 1) * 0.5)\n"
+        "    return (x, y, s, t)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert not out.refusals, out.refusals
+
+
 def test_a_read_in_the_other_branch_of_an_if_is_not_after_a_call_in_this_one() -> None:
     """Soak seed 18002: `y = h(y, ...)` (`h` changing its argument in place) in one branch of
     `if c < k:`, and `u = y[0]` (a name that may view `y`) read in its `elif`: the callers

@@ -3363,3 +3363,35 @@ def test_a_changing_method_of_an_object_made_elsewhere_keeps_the_loop_python():
     assert c.n == 20
     # (the converted loop of a method that changes nothing gives what Python's gives)
     _same(orig_ns["k"](f32(1.0), orig_ns["C"]), conv_ns["k"](f32(1.0), conv_ns["C"]))
+
+
+@pytest.mark.parametrize(
+    "loop, read, refused",
+    [
+        ("while k < t:\n        k = k + x[1]", "return y * k", True),
+        ("while k < t:\n        k = k + x[1]", "return y * (k * 0.5)", True),
+        ("while k < t:\n        k = k + x[1]", "return k", False),  # (an array either way)
+        ("while k < t:\n        k = k + x[1]", "return y, k > 4.0", False),
+    ],
+)
+def test_a_python_number_a_loop_that_may_not_run_makes_an_array_is_refused_where_read_by_dtype(
+    loop, read, refused
+):
+    """`k = 2.0`, then `while k < t: k = k + x[1]` (float32), then `y * k` of a float16 `y`:
+    where the loop runs no times Python keeps the number, which takes `y`'s dtype (float16),
+    and the traced loop carried float32 on every path (silent). Refused (AJ932) where a read
+    after the loop gives the two other dtypes; converted where it does not (`return k`)."""
+    from tests.fuzz import oracle
+
+    src = f"import jax.numpy as jnp\n\n\ndef f(x, y, t):\n    k = 2.0\n    {loop}\n    {read}\n"
+    x = np.array([1.0, 3.0, 5.0], np.float32)
+    y = np.array([1.0, 2.0, 3.0], np.float16)
+    out = oracle.run(src, [(x, y, np.float32(-1.0)), (x, y, np.float32(9.0))], name="f")
+    if refused:
+        assert out.kind in oracle.OK, out.report()
+        assert any(
+            r.startswith("AJ932") and "a Python number that the loop makes an array" in r
+            for r in out.refusals
+        ), out.refusals
+    else:
+        assert out.kind == "converted", out.report()

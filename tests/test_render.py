@@ -509,7 +509,7 @@ def test_line_origins_name_the_original_lines():
     for line in new:
         if line.lstrip().startswith(("def _", "y = jax.lax.cond", "return jnp.asarray")):
             assert origins[line] == if_line, line
-    assert origins["            y = x.sum()"] == old["            y = x.sum()"]
+    assert origins["            return x.sum()"] == old["            y = x.sum()"]
     assert origins["            return x * 2.0"] == old["            y = x * 2.0"]
     assert origins["        x = x.at[0].set(y)"] == old["        x[0] = y"]
     assert origins["        return x"] == old["        return x"]

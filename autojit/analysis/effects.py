@@ -1141,6 +1141,219 @@ def _as_is(node, names: set[str], st, fixes_dtype, sources: frozenset[int]) -> s
     return None
 
 
+_KIND_RANKS = {"bool": 0, "int": 1, "float": 2}
+_TRUTH_TESTS = (gast.If, gast.While, gast.Assert, gast.IfExp)
+_CONVERTED_TERNARIES = frozenset({"lax.cond", "jax.lax.cond"})
+
+
+def read_telling_weak_from_strong(
+    stmts: list,
+    name: str,
+    value_of: Callable[[Any, Any], Value],
+    kinds: tuple[str | None, ...],
+    covered: Callable[[Any], bool] | None = None,
+) -> tuple[Any, int] | None:
+    """(expression, line) of the first read of ``name`` in ``stmts`` (nested functions'
+    statements too) whose result differs between a Python number and a jax array of the same
+    value, or None. Python's numbers are weakly typed (`y * 2.0` keeps a float16 `y` float16)
+    and arrays are not (`y * k` of a float32 `k` is float32), so where one path of a traced `if`
+    leaves ``name`` a Python number and the other an array, one dtype after a `lax.cond` is
+    wrong on one path. ``kinds``: the dtype kinds of the two (None: unknown). The same either
+    way: an index (`x[k]`), a truth test (`if k:`), a comparison (a bool; a Python number
+    rounds to a narrower array's dtype, a rounding's difference), a value stored into an
+    array's item (`x[i] = k`, `x[i] += k`: the array's dtype), arithmetic with a traced
+    array of a kind above both (`k * z` of an int `k` and a float `z`: `z`'s dtype), and giving
+    it back (`return k`, `return x, k`: a jitted function gives back arrays, a Python number as
+    one of its dtype). Arithmetic with a Python value (`k * 0.5`) gives a value that is again
+    one or the other, followed as ``name`` is, also through a name assigned it (`t = k * 0.5`).
+    Anything else (arithmetic with an array of unknown width, a call) tells them apart, but
+    arithmetic of ``name`` itself with an operand that ``covered`` (of the operand) accepts:
+    one whose dtype is made by the arrays that made the array (`x * k` of `k = x[1]`, see
+    :func:`autojit.analysis.dtype_source.covers`). Only the user's own reads count: the
+    conversion's glue (`lax.cond(p, f, g, k)`) passes the value to functions whose reads are
+    the user's."""
+    top = max((_KIND_RANKS.get(k or "float", 2) for k in kinds), default=2)
+    every = walk_statements(stmts, into_functions=True)
+    tracked, todo_names = {name}, [name]
+    while todo_names:
+        current = todo_names.pop()
+        for st in every:
+            if (
+                isinstance(st, gast.AugAssign)
+                and isinstance(st.target, gast.Name)
+                and st.target.id == current
+            ):
+                # (`k += a`: `k + a`, whose dtype `a`'s decides only where `a` is above both)
+                if not (
+                    _python_value(st.value, st, value_of, tracked)
+                    or _weak_strong_operand(st.value, st, value_of, top, tracked)
+                    or (current == name and covered is not None and covered(st.value))
+                ):
+                    return st, getattr(st, "lineno", 0)
+            todo = [(root, st) for root in _own_expressions(st)]
+            while todo:
+                node, parent = todo.pop()
+                if type(node) is gast.Name:
+                    if (
+                        node.id == current
+                        and isinstance(node.ctx, gast.Load)
+                        and node.__dict__.get("_aj_orig", False)
+                    ):
+                        bound = _weak_strong_read(
+                            node, parent, st, value_of, top, tracked,
+                            covered if current == name else None,
+                        )  # fmt: skip
+                        if bound is False:
+                            shown = parent if isinstance(parent, gast.expr) else node
+                            return shown, getattr(node, "lineno", None) or getattr(st, "lineno", 0)
+                        if isinstance(bound, str) and bound not in tracked:
+                            tracked.add(bound)
+                            todo_names.append(bound)
+                    continue
+                todo.extend((child, node) for child in child_nodes(node))
+    return None
+
+
+def weak_or_strong_use(
+    node, st, value_of: Callable[[Any, Any], Value], kinds: tuple[str | None, ...]
+) -> bool | str:
+    """For an expression ``node`` of statement ``st`` that is a Python number on one path and
+    an array on the other (a ternary): True where its use gives the same dtype either way, the
+    name an assignment binds it to (whose reads decide: :func:`read_telling_weak_from_strong`),
+    False where its use tells them apart (`y * (2.0 if c else x[1])`)."""
+    top = max((_KIND_RANKS.get(k or "float", 2) for k in kinds), default=2)
+    return _weak_strong_read(node, _parent_in(st, node), st, value_of, top, set())
+
+
+def _weak_strong_read(
+    read, parent, st, value_of, top: int, tracked: set[str], covered=None
+) -> bool | str:
+    """Whether the read ``read`` (of a value that is a Python number on one path, an array on
+    the other) gives the same either way; or the name an assignment binds to a value that is
+    again one or the other (`t = k * 0.5`: followed too)."""
+    node = read
+    # up through arithmetic with Python values: the result is again one or the other
+    while True:
+        if isinstance(parent, gast.UnaryOp) and isinstance(parent.op, (gast.USub, gast.UAdd)):
+            node, parent = parent, _parent_in(st, parent)
+            continue
+        if isinstance(parent, gast.BinOp):
+            other = parent.right if parent.left is node else parent.left
+            if _python_value(other, st, value_of, tracked):
+                node, parent = parent, _parent_in(st, parent)
+                continue
+            if node is read and covered is not None and covered(other):
+                return True  # (`x * k` of `k = x[1]`: `x`'s dtype decides both)
+            if _stored_into_item(parent, st):
+                return True  # (`x[1] - k` stored into `x`: `x`'s dtype either way)
+            return _weak_strong_operand(other, st, value_of, top, tracked)
+        if isinstance(parent, gast.IfExp) and parent.test is not node:
+            node, parent = parent, _parent_in(st, parent)  # (an arm: the ternary's value)
+            continue
+        if isinstance(parent, gast.Lambda) and not parent.args.args:
+            # (an arm of a ternary converted before: `lax.cond(p, lambda: A, lambda: B)`)
+            call = _parent_in(st, parent)
+            if isinstance(call, gast.Call) and dotted_name(call.func) in _CONVERTED_TERNARIES:
+                node, parent = call, _parent_in(st, call)
+                continue
+        break
+    if parent is None:
+        return False
+    if isinstance(parent, gast.Subscript):
+        return parent.slice is node
+    if isinstance(parent, (gast.Slice, gast.Compare)):
+        return True
+    if isinstance(parent, _TRUTH_TESTS) and parent.test is node:
+        return True
+    if isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
+        return True
+    if isinstance(parent, gast.Return):
+        return True
+    if isinstance(parent, (gast.Tuple, gast.List)) and isinstance(st, gast.Return):
+        return st.value is parent
+    if (
+        isinstance(parent, gast.Assign)
+        and parent.value is node
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], gast.Name)
+    ):
+        return parent.targets[0].id
+    if _stored_into_item(node, st):
+        return True  # (an item stored into an array takes the array's dtype either way)
+    if isinstance(parent, gast.AugAssign) and parent.value is node:
+        if node is read and covered is not None and covered(parent.target):
+            return True
+        return _weak_strong_operand(parent.target, st, value_of, top, tracked)
+    return False
+
+
+_ITEM_UPDATES = frozenset({"set", "add", "multiply", "divide", "power", "min", "max"})
+
+
+def _stored_into_item(node, st) -> bool:
+    """Whether the value of ``node`` (through arithmetic around it) is stored into an array's
+    item: `x[i] = v`, `x[i] += v`, `x.at[i].set(v)` (the converted form)."""
+    parent = _parent_in(st, node)
+    while isinstance(parent, (gast.BinOp, gast.UnaryOp)) or _selected_by(parent, node):
+        node, parent = parent, _parent_in(st, parent)
+    if isinstance(parent, (gast.Assign, gast.AugAssign)) and parent.value is node:
+        targets = parent.targets if isinstance(parent, gast.Assign) else [parent.target]
+        return all(isinstance(t, gast.Subscript) for t in targets)
+    if isinstance(parent, gast.Call) and node in parent.args:
+        f = parent.func
+        return (
+            isinstance(f, gast.Attribute)
+            and f.attr in _ITEM_UPDATES
+            and isinstance(f.value, gast.Subscript)
+            and isinstance(f.value.value, gast.Attribute)
+            and f.value.value.attr == "at"
+        )
+    return False
+
+
+def _selected_by(parent, node) -> bool:
+    """Whether ``parent`` gives the value of ``node`` as its own on some path: an arm of a
+    ternary or of `where(c, a, b)`."""
+    if isinstance(parent, gast.IfExp):
+        return parent.test is not node
+    if isinstance(parent, gast.Call) and len(parent.args) == 3 and not parent.keywords:
+        f = parent.func
+        return (
+            isinstance(f, gast.Attribute)
+            and f.attr == "where"
+            and any(a is node for a in parent.args[1:])
+        )
+    return False
+
+
+def _weak_strong_operand(other, st, value_of, top: int, tracked: set[str]) -> bool:
+    """Whether arithmetic with ``other`` gives one dtype for a Python number and for an array
+    of a kind at most ``top``: ``other`` is a traced array of a kind above it."""
+    if isinstance(other, gast.Name) and other.id in tracked:
+        return False
+    v = value_of(other, st)
+    return v.traced and _KIND_RANKS.get(v.dtype or "", -1) > top
+
+
+def _python_value(node, st, value_of, tracked: set[str]) -> bool:
+    """A Python value (a literal, a static name): arithmetic with it keeps a Python number one
+    and an array one."""
+    if isinstance(node, gast.Name) and node.id in tracked:
+        return False
+    return isinstance(node, gast.Constant) or value_of(node, st).static
+
+
+def _parent_in(st, target):
+    """The node of statement ``st`` holding ``target`` (None where it is ``st``'s own)."""
+    for root in _own_expressions(st):
+        if root is target:
+            return st
+        for n in walk_nodes(root):
+            if any(c is target for c in child_nodes(n)):
+                return n
+    return None
+
+
 def _python_int(node, st, dtype_of) -> bool:
     """An int literal, or an expression whose dtype the analysis tells is int."""
     if isinstance(node, gast.Constant):

@@ -40,6 +40,7 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
 from ..analysis.callers import result_tested_by_identity
+from ..analysis.dtype_source import DtypeSource, covering, dtype_source, literal_kind
 from ..analysis.effects import (
     ASSUMED_INT,
     ValueFacts,
@@ -56,6 +57,7 @@ from ..analysis.effects import (
     overflow_around,
     python_value_use,
     read_by_closures,
+    read_telling_weak_from_strong,
     returned_as_is,
     scope_introspection,
     short_circuited_walrus,
@@ -65,6 +67,7 @@ from ..analysis.effects import (
     user_functions,
     user_helper,
     walrus_in,
+    weak_or_strong_use,
     zero_argument_super,
 )
 from ..analysis.statements import walk_statements
@@ -1646,6 +1649,82 @@ class _Conditionals:
             return True
         return ka == kb and ka not in scalars
 
+    def _same_dtype(self, a, sa, b, sb) -> bool:
+        """Whether ``a`` and ``b`` (the two results `jnp.where` would select between) surely
+        have one dtype kind: `jnp.where` promotes two dtypes to one without a word, where
+        Python keeps each path's (`x` of an int array against `x / 2`: int32 on one path,
+        float32 on the other); `lax.cond` rejects two loudly, so any doubt goes to it. One
+        kind: both from one array with int literals at most (`x`, `x[i]`, `x + 1`, `-x`,
+        `2 * x`; an int of a bool `x`: `x` against `2 * x` is taken for numbers unless `x` is
+        known bools), both floats of one array (`x * 0.5`, `x / 2`), or dtype kinds the
+        analysis knows equal (the widths are not known: README, Limitations); a Python number
+        against an array of a kind it does not lift (`jnp.where(c, 0, x)` of a float `x`), or
+        two Python numbers (each path's own type is checked where it is read)."""
+        if gast.dump(a) == gast.dump(b):
+            return True
+        qualified = self.ctx.scope.qualified
+        src_a, src_b = dtype_source(a, qualified), dtype_source(b, qualified)
+        if (
+            src_a is not None
+            and src_b is not None
+            and src_a.arrays
+            and src_a.arrays == src_b.arrays
+            and src_a.floats == src_b.floats
+        ):
+            # (`x` against `2 * x`: one dtype but for bools, whose int arithmetic gives
+            # int32; taken for numbers unless known bools: README, Limitations)
+            return src_a.ints == src_b.ints or not any(
+                self.value(name(n), sa).dtype == "bool" for n in src_a.arrays
+            )
+        lit_a, lit_b = self._python_number(a, sa), self._python_number(b, sb)
+        if lit_a is not None and lit_b is not None:
+            return True
+        kinds = []
+        for e, st, lit in ((a, sa, lit_a), (b, sb, lit_b)):
+            if lit is not None:
+                kinds.append(None)
+                continue
+            v = self.value(e, st)
+            kind = v.dtype
+            if kind is None and floating(self.ctx.scope, e) is True:
+                kind = "float"
+            if kind not in _KIND_RANK:
+                return False
+            kinds.append(kind)
+        if lit_a is not None or lit_b is not None:
+            lit, kind = (lit_a, kinds[1]) if lit_a is not None else (lit_b, kinds[0])
+            return _KIND_RANK[lit] <= _KIND_RANK[kind]  # type: ignore[index]
+        return kinds[0] == kinds[1]
+
+    def _read_after(self, st) -> list:
+        """The statements that may run after ``st``: those after it, and in a loop around it
+        all of the loop's (its next iteration)."""
+        stmts = statements_after(self.ctx.fn, st)
+        for a in self.ancestors.get(id(st), ()):
+            if isinstance(a, (gast.For, gast.While)):
+                stmts = [*a.body, *stmts]
+        return stmts
+
+    def _unchanged_source(self, expr, stmts: list, n: str) -> DtypeSource | None:
+        """The dtype source of ``expr`` where none of its arrays (nor ``n``) is rebound in
+        ``stmts``: then an operand made of them after has the same dtypes."""
+        src = dtype_source(expr, self.ctx.scope.qualified) if expr is not None else None
+        if src is None or not src.arrays or n in src.arrays:
+            return None
+        for st in walk_statements(stmts, into_functions=True):
+            if src.arrays & self.an.activity.of(st).writes:
+                return None
+        return src
+
+    def _python_number(self, e, st) -> str | None:
+        """The kind of a Python number ``e`` is (a literal, a static name: `scale = 1`), or
+        None."""
+        lit = literal_kind(e)
+        if lit is not None:
+            return lit
+        v = self.value(e, st)
+        return v.dtype if v.static and v.dtype in _KIND_RANK else None
+
     def _where_values(self, s, branches, outs):
         """For each output, its (expr, stmt) in each branch, or None when not eligible."""
         if not self.ctx.allowed("AJ102", s):
@@ -1676,7 +1755,11 @@ class _Conditionals:
         fixed = getattr(s, "_aj_scalar_carry", frozenset())
         for _n, vals in out.items():
             (a, sa), (b, sb) = vals
-            if _n not in fixed and not self._same_shape(a, sa, b, sb):
+            # (a loop's carry has one type, which the loop checks loudly: `jnp.where` of
+            # another shape or dtype fails there)
+            if _n not in fixed and not (
+                self._same_shape(a, sa, b, sb) and self._same_dtype(a, sa, b, sb)
+            ):
                 return None
         return out
 
@@ -1851,22 +1934,12 @@ class _Conditionals:
                         _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
                 continue
             if not nb[0] and not nb[1]:
-                exprs2 = [
-                    exprs[i]
-                    if exprs[i] is not None or not self._passes_through(b, n, plan)
-                    else name(n)
-                    for i, b in enumerate(branches)
-                ]
-                side = self._int_side(exprs2[0], exprs2[1])
-                if side is not None:
-                    _set_slot(
-                        rets[side],
-                        k,
-                        len(plan.outs),
-                        replace_expr(
-                            f"{self.jnp}.asarray(N, {self.jnp}.result_type(N2, 0.0))", N=n, N2=n
-                        ),
-                    )
+                # two arrays: never promoted to one dtype here. Where both are surely one kind
+                # they agree; where the analysis does not know one's (`x` of a parameter
+                # against `x / 2`), Python keeps each path's dtype (int32 / float32 for an int
+                # `x`), which one traced value cannot: `lax.cond` rejects the two loudly, and
+                # a float `x` gives floats on both paths, as Python's (a cast of the `x` side
+                # to floats gave float32 where Python gave int32: silent)
                 continue
             for i in range(2):
                 j = 1 - i
@@ -1880,9 +1953,47 @@ class _Conditionals:
                         if target != vals[i].dtype:
                             _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
                         continue
+                    if _may_be_number(vals[i], exprs[i]):
+                        self._refuse_weak_or_strong_read(
+                            s, n, vals[i].dtype, vals[j].dtype, exprs[j]
+                        )
                     self._promote_static_side(
                         rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
                     )
+
+    def _refuse_weak_or_strong_read(
+        self, s, n: str, number_kind: str | None, array_kind: str | None, array_expr
+    ) -> None:
+        """Refuse where ``n``, a Python number on one path of ``s`` and an array on the other
+        (``array_expr`` there, where known), is read after it (in a loop around it, anywhere
+        in the loop) where the two give other dtypes: one `lax.cond` output has one dtype, so
+        one path would be wrong (`y * k` of a float16 `y` is float16 for `k = 2.0`, float32
+        for a float32 `k`)."""
+        stmts = self._read_after(s)
+        covered = covering(
+            self._unchanged_source(array_expr, stmts, n),
+            number_kind == "float",
+            False,
+            self.ctx.scope.qualified,
+        )
+        found = read_telling_weak_from_strong(
+            stmts, n, self.value, (number_kind, array_kind), covered
+        )
+        if found is None:
+            return
+        read, line = found
+        raise _Refused(
+            "AJ918",
+            s,
+            f"`{n}` is a Python "
+            f"{'number' if number_kind in ('int', 'float') else 'value (a number?)'} on one "
+            f"path of the traced condition "
+            f"`{self._src(s.test)}` and an array on the other, and `{self._src(read)}` (line "
+            f"{line}) gives the two other dtypes (a Python number takes the other operand's dtype, "
+            f"`y * 2.0` of a float16 `y` is float16; a float32 array makes it float32): one "
+            f"traced value has one dtype; give the number its array type on its path "
+            f"(`{self.jnp}.float32(2.0)`), or the array the number's",
+        )
 
     def _chain_promotion(self, mine: Value, other_branch: list, n: str) -> str | None:
         """Where the other branch gives ``n`` only Python number literals through `if`s (an
@@ -2014,17 +2125,6 @@ class _Conditionals:
                     return (n, entry.dtype, other) if i == 0 else (n, other, entry.dtype)
         return None
 
-    def _int_side(self, a, b) -> int | None:
-        """Of two array results, the one that keeps an integer input integer when the other
-        surely makes it floating (`x` against `x / 2`): it must be promoted like eager
-        arithmetic promotes the two, or lax.cond rejects int32 against float32."""
-        if a is None or b is None:
-            return None
-        fa, fb = floating(self.ctx.scope, a), floating(self.ctx.scope, b)
-        if None in (fa, fb) or fa == fb:
-            return None
-        return 1 if fa else 0
-
     def _passes_through(self, block, n: str, plan: _Plan) -> bool:
         """Whether ``n`` leaves this branch as the operand that came in."""
         return n in plan.operands and n not in self.an.activity.of_block(block).writes
@@ -2039,14 +2139,10 @@ class _Conditionals:
             else:
                 ret.value.elts[k] = new
 
-        # the traced side: a Python float literal upcasts an integer array
-        if (
-            isinstance(static_expr, gast.Constant)
-            and isinstance(static_expr.value, float)
-            and other.dtype != "float"
-        ):
-            lit = gast.Constant(value=static_expr.value, kind=None)
-            slot(rets[j], replace_expr(f"{jnp}.asarray(N, {jnp}.result_type(N, L))", N=n, L=lit))
+        # (the array side is never cast: a Python float against an int array, `k = x[0]` /
+        # `k = 0.5`, gives ints on one path in Python; the number cast to the array's type
+        # with the float, float32, makes `lax.cond` reject the two loudly, where a cast of the
+        # array to floats gave float32 on the path Python gives ints)
         fn_j_body = s_branches[j].body[:-1]
         if n in plan.operands and not any(n in self.an.activity.of(st).writes for st in fn_j_body):
             # the other branch passes the incoming `n` through: its type is known on entry
@@ -2076,7 +2172,12 @@ class _Conditionals:
             and self.ctx.allowed("AJ102", s)
         ):
             a, b = s.body[0].value, s.orelse[0].value
-            if self._cheap(a) and self._cheap(b) and self._same_shape(a, s.body[0], b, s.orelse[0]):
+            if (
+                self._cheap(a)
+                and self._cheap(b)
+                and self._same_shape(a, s.body[0], b, s.orelse[0])
+                and self._same_dtype(a, s.body[0], b, s.orelse[0])
+            ):
                 new = replace(f"return {self.jnp}.where(TEST, A, B)", TEST=pred, A=a, B=b)
                 replace_statements(block, [s], new)
                 self.ctx.change(
@@ -2244,13 +2345,9 @@ class _Conditionals:
             kinds = [[self.value(get(r, k), r) for r in side] for side in rets]
             flat = [v for side in kinds for v in side]
             if not any(v.static for v in flat):
-                fl = [[floating(self.ctx.scope, get(r, k)) for r in side] for side in rets]
-                every = [f for side in fl for f in side]
-                if True in every and None not in every:
-                    for i, (side_r, side_f) in enumerate(zip(rets, fl, strict=True)):
-                        for r, f in zip(side_r, side_f, strict=True):
-                            if f is False:
-                                self._upcast(fns[i], r, k, 0.0, get, put)
+                # arrays on every path: never promoted to one dtype here (`return x` against
+                # `return x / 2` of an int `x`: Python gives each path its dtype, `lax.cond`
+                # rejects the two loudly; a cast of `x` to floats was silent)
                 continue
             if all(v.static for v in flat):
                 # Python numbers on every path: the wider Python type on all of them
@@ -2270,10 +2367,9 @@ class _Conditionals:
                     lit = get(r, k)
                     if not v.static or v.dtype == "bool":
                         continue
-                    if isinstance(lit, gast.Constant) and isinstance(lit.value, float):
-                        for r2, v2 in zip(rets[j], kinds[j], strict=True):
-                            if v2.dtype != "float" and not v2.static:
-                                self._upcast(fns[j], r2, k, lit.value, get, put)
+                    # (the array side is never cast: `return 0.5` against `return x` of an int
+                    # `x` gives a float on one path and ints on the other in Python, which
+                    # `lax.cond` rejects loudly; a cast of `x` to floats was silent)
                     index = f"[{k}]" if k is not None else ""
                     types = self._other_types(fns[i], names_[j], ops)
                     put(
@@ -2285,40 +2381,6 @@ class _Conditionals:
                             V2=copy_expr(lit),
                         ),
                     )
-
-    def _upcast(self, fn, r2, k, lit: float, get, put) -> None:
-        """`return e` -> `return jnp.asarray(e, jnp.result_type(e, lit))`, naming e once."""
-        jnp = self.jnp
-        e = get(r2, k)
-        blk = block_of(fn.body, r2) if not isinstance(e, gast.Name) else None
-        if blk is not None:
-            res = self.ctx.fresh("result")
-            assign = replace("R = E", R=res, E=e)
-            blk.insert(next(i for i, x in enumerate(blk) if x is r2), assign[0])
-            e = name(res)
-        elif not isinstance(e, gast.Name):
-            e2 = copy_expr(e)
-            put(
-                r2,
-                k,
-                replace_expr(
-                    f"{jnp}.asarray(N, {jnp}.result_type(N2, L))",
-                    N=e,
-                    N2=e2,
-                    L=gast.Constant(value=lit, kind=None),
-                ),
-            )
-            return
-        put(
-            r2,
-            k,
-            replace_expr(
-                f"{jnp}.asarray(N, {jnp}.result_type(N2, L))",
-                N=e,
-                N2=copy_expr(e),
-                L=gast.Constant(value=lit, kind=None),
-            ),
-        )
 
     # -- switch ----------------------------------------------------------------------------
     def _switch(self, s, block, chain, returning: bool = False) -> bool:
@@ -2778,6 +2840,19 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"traced value is never `True`, nor an `int`); kept as Python's",
             )
             return node
+        told = self._weak_or_strong_read(node, arms)
+        if told is not None:
+            c.ctx.refuse(
+                "AJ918",
+                node,
+                f"`... if {c._src(node.test)} else ...` gives a Python number on one path and "
+                f"an array on the other, and `{c._src(told[0])}` (line {told[1]}) gives the "
+                f"two other dtypes (a Python number takes the other operand's dtype, `y * 2.0` "
+                f"of a float16 `y` is float16; a float32 array makes it float32): one traced "
+                f"value has one dtype; kept as Python's: give the number its array type "
+                f"(`{c.jnp}.float32(2.0)`), or the array the number's",
+            )
+            return node
         pred = c.pred(node.test, self.stmt)
         a, b = self._recomputed_in_arms(node)
         # (an arm with a function whose derivative is infinite somewhere, `jnp.sqrt(x)`, `v /
@@ -2789,6 +2864,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             and c._cheap(a)
             and c._cheap(b)
             and c._same_shape(a, self.stmt, b, self.stmt)
+            and c._same_dtype(a, self.stmt, b, self.stmt)
         ):
             c.ctx.change(
                 "AJ104", node, f"`... if {c._src(node.test)} else ...` -> `{c.jnp}.where(...)`"
@@ -2810,12 +2886,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             new_lit = replace_expr(
                 f"{jnp}.asarray(L2, {common})", L2=lit, O=copy_expr(other), L=copy_expr(lit)
             )
-            new_other = other
-            if isinstance(lit.value, float) and vo.dtype != "float":
-                new_other = replace_expr(
-                    f"{jnp}.asarray(O2, {common})", O2=other, O=copy_expr(other), L=copy_expr(lit)
-                )
-            a, b = (new_lit, new_other) if lit_first else (new_other, new_lit)
+            # (the other side is never cast: `x[0] if c else 0.5` of an int `x` gives ints on
+            # one path in Python, which `lax.cond` rejects against the float loudly)
+            a, b = (new_lit, other) if lit_first else (other, new_lit)
             break
         c.ctx.change(
             "AJ104",
@@ -2859,6 +2932,37 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"undefined somewhere, and the branch not taken would make its gradient NaN",
             )
         return arms[0], arms[1]
+
+    def _weak_or_strong_read(self, node, arms) -> tuple | None:
+        """For a ternary with a Python number in one arm and an array in the other: (the
+        expression, its line) of a use that gives the two other dtypes, as an `if` statement's
+        branches are checked (`_refuse_weak_or_strong_read`)."""
+        c, st = self.conv, self.stmt
+        found = next(
+            (
+                (arms[k], arms[1 - k])
+                for k in range(2)
+                if arms[k].static
+                and arms[k].dtype in ("int", "float")
+                and arms[1 - k].kind in (Kind.TRACED, Kind.UNKNOWN)
+            ),
+            None,
+        )
+        if found is None:
+            return None
+        kinds = (found[0].dtype, found[1].dtype)
+        use = weak_or_strong_use(node, st, c.value, kinds)
+        if use is False:
+            return node, getattr(st, "lineno", 0)
+        if use is True:
+            return None
+        stmts = c._read_after(st)
+        array_expr = node.orelse if found[0] is arms[0] else node.body
+        covered = covering(
+            c._unchanged_source(array_expr, stmts, use), kinds[0] == "float", False,
+            c.ctx.scope.qualified,
+        )  # fmt: skip
+        return read_telling_weak_from_strong(stmts, use, c.value, kinds, covered)
 
     def _assigned_as_is(self, node) -> bool:
         """Whether the statement is `name = <node>` (followed by `_python_value_use_after`)."""
@@ -3018,7 +3122,11 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 node, "it tests a field of a parameter, taken for a Python value (None, a number)"
             )
             return node
-        elif all(c._same_shape(p, self.stmt, rest[-1], self.stmt) for p in rest[:-1]):
+        elif all(
+            c._same_shape(p, self.stmt, rest[-1], self.stmt)
+            and c._same_dtype(p, self.stmt, rest[-1], self.stmt)
+            for p in rest[:-1]
+        ):
             out = rest[-1]
             for p in reversed(rest[:-1]):
                 if isinstance(node.op, gast.Or):
@@ -3296,6 +3404,18 @@ def _breaks_out(stmts) -> bool:
             if _breaks_out(c.body):
                 return True
     return False
+
+
+def _may_be_number(value: Value, expr) -> bool:
+    """Whether a static ``value`` (of the expression ``expr``, where known) may be a Python
+    int or float: not `None`, a string, a tuple, a list, a dict or a set written so."""
+    if value.dtype in ("int", "float"):
+        return True
+    if value.dtype is not None:
+        return False
+    return not isinstance(
+        expr, (gast.Constant, gast.Tuple, gast.List, gast.Dict, gast.Set, gast.JoinedStr)
+    )
 
 
 def _walk(stmts):

@@ -41,6 +41,7 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity, function_free_reads
 from ..analysis.dataflow import Liveness, runs_at_least_once
+from ..analysis.dtype_source import DtypeSource, covering, dtype_source
 from ..analysis.effects import (
     CHANGING_METHODS,
     ValueFacts,
@@ -56,6 +57,7 @@ from ..analysis.effects import (
     literal_ints,
     python_value_use,
     read_by_closures,
+    read_telling_weak_from_strong,
     scope_introspection,
     self_step,
     short_circuited_walrus,
@@ -1260,6 +1262,80 @@ _SAME_FOR_INT_AND_FLOAT_OPS = (
 _ORDERING_OPS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
 
 
+def _loop_values(an: FunctionAnalysis, loop, name: str) -> list | None:
+    """Every expression the loop's body gives ``name`` (`n = v`, `n += v` as `n + v`, an item
+    of a tuple assigned item by item), or None where one of its writes is another kind (a
+    `for` target, a call's unpacking, a `with ... as n`)."""
+    out: list = []
+    for st in walk_statements(loop.body):
+        if name not in an.activity.of(st).writes or isinstance(st, _HOLDING_ASSIGNMENTS):
+            continue  # (a compound statement's assignments are walked themselves)
+        if isinstance(st, gast.For) and not any(
+            isinstance(t, gast.Name) and t.id == name for t in walk_nodes(st.target)
+        ):
+            continue
+        given = _values_given(st, name)
+        if not given:
+            return None
+        out += [(v, st) for v in given]
+    return out
+
+
+_HOLDING_ASSIGNMENTS = (gast.If, gast.While, gast.With, gast.Try)
+
+
+def _carried_source(ctx: Context, an: FunctionAnalysis, loop, name: str, after: list):
+    """The :class:`~autojit.analysis.dtype_source.DtypeSource` of the arrays the loop makes
+    ``name`` from (`total = total + x[i]`: `x`), where every value it gives it has one and
+    none of those arrays is rebound in the loop or after it; else None."""
+    values = _loop_values(an, loop, name)
+    sources = [dtype_source(v, ctx.scope.qualified) for v, _st in values or ()]
+    if not values or None in sources:
+        return None
+    arrays = set().union(*(src.arrays for src in sources if src is not None)) - {name}
+    rebound = set().union(*(an.activity.of(st).writes for st in [*walk_statements(loop.body), *after]))
+    if not arrays or arrays & rebound:
+        return None
+    return DtypeSource(frozenset(arrays), any(src.floats for src in sources if src), False)
+
+
+def _trip_count_traced(an: FunctionAnalysis, loop) -> bool:
+    """Whether the number of times the loop runs is known only at run time: a `while`, or a
+    `range` with a traced bound. (A static count, `range(n)` of a static `n`, an array's rows,
+    runs no times only for an empty range, which the converted loop takes as the promoted
+    start: README, Limitations.)"""
+    if isinstance(loop, gast.While):
+        return True
+    it = getattr(loop, "iter", None)
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range":
+        return not all(an.value(a, loop).static for a in it.args)
+    return False
+
+
+def _stays_weak(an: FunctionAnalysis, loop, name: str) -> bool:
+    """Whether every value the loop gives ``name`` is made of it, Python number literals and
+    Python values only (`h = (h * 31) % 1000`, also under a traced `if`): from a Python number
+    start the carried value stays weakly typed, as Python's number is."""
+    values = _loop_values(an, loop, name)
+    return values is not None and all(
+        _made_of_python_values(an, v, st, name) for v, st in values
+    )
+
+
+def _made_of_python_values(an: FunctionAnalysis, node, st, name: str) -> bool:
+    if isinstance(node, gast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, gast.Name):
+        return node.id == name or an.value(node, st).static
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _made_of_python_values(an, node.operand, st, name)
+    if isinstance(node, gast.BinOp):
+        return _made_of_python_values(an, node.left, st, name) and _made_of_python_values(
+            an, node.right, st, name
+        )
+    return False
+
+
 def _read_telling_int_from_float(fn, an: FunctionAnalysis, name: str):
     """The first expression of ``fn`` (nested functions' too) reading ``name`` where a Python
     int gives another result than the float of the same value, or None. The same: a
@@ -2452,6 +2528,38 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                 f"or a flag beside it; left as Python",
             )
             return False
+        if (
+            v.static
+            and v.dtype in ("int", "float")
+            and end.kind is not Kind.STATIC
+            and not (n in surely_assigned(loop.body) and not flags and runs_at_least_once(loop))
+            and _trip_count_traced(an, loop)
+            and not _stays_weak(an, loop, n)
+        ):
+            # where the loop runs no times (or skips the assignment) Python keeps the number,
+            # weakly typed; the traced loop gives the array's dtype on every path
+            after = statements_after(ctx.fn, loop)
+            source = _carried_source(ctx, an, loop, n, after)
+            told = read_telling_weak_from_strong(
+                after,
+                n,
+                an.value,
+                (v.dtype, end.dtype),
+                covering(source, v.dtype == "float", True, ctx.scope.qualified),
+            )
+            if told is not None:
+                ctx.refuse(
+                    "AJ932",
+                    loop,
+                    f"`{n}` enters the loop as a Python number that the loop makes an array, "
+                    f"and Python keeps the number where the loop runs no times or does not "
+                    f"reach that assignment; `{_unparse(told[0]).strip()}` (line {told[1]}) "
+                    f"gives the two other dtypes (a Python number takes the other operand's "
+                    f"dtype, `y * 2.0` of a float16 `y` is float16; a float32 array makes it "
+                    f"float32); start it as an array of the loop's type (`{n} = "
+                    f"jnp.float32(...)`) if that is meant; left as Python",
+                )
+                return False
         if v.static and not (end.scalar is True and end.kind is Kind.STATIC):
             # a Python scalar is weakly typed: jax promotes its dtype by itself, not its shape
             if end.scalar is not True or (v.dtype == "bool" and end.dtype != "bool"):

@@ -3036,3 +3036,48 @@ def test_results_made_of_one_array_stay_a_jnp_where(body, dtypes):
         out = oracle.run(src, [(x, F32(1.0)), (x, F32(-1.0))], name="f")
         assert out.kind == "converted", out.report()
         assert "jnp.where" in out.converted and "lax.cond" not in out.converted, out.converted
+
+
+_WEAK_ARRAYS = ["x[1]", "x[0] * 2.0", "jnp.max(x)", "x[2] - x[0]"]
+# (Python floats: a Python int against a float array is given the float type, as arithmetic
+# would give it, AJ101, where Python returns the int on its path)
+_WEAK_NUMBERS = ["2.0", "0.5", "-1.0", "3.0"]
+_WEAK_READS = [
+    "return y * k",
+    "return k",
+    "return y + k * 0.5",
+    "return k > 1.0",
+    "z = k * 2.0\n    return z",
+    "return x * k",
+    "y += k\n    return y",
+    "return y, k",
+    "return jnp.abs(k) * y",
+    "y[0] = k\n    return y",
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    form=st.sampled_from(["if", "else", "ternary", "ternary-else"]),
+    array=st.sampled_from(_WEAK_ARRAYS),
+    number=st.sampled_from(_WEAK_NUMBERS),
+    read=st.sampled_from(_WEAK_READS),
+)
+def test_a_python_number_against_an_array_on_float16_data_is_never_wrong(
+    form, array, number, read
+):
+    """Property: a name that one path of a traced condition makes a Python number and the
+    other a float32 array, read by each of a set of uses next to float16 data `y`: converted
+    and equal to the eager original (dtypes too), or refused; never a silently other dtype."""
+    from tests.fuzz import oracle
+
+    a, b = (array, number) if form in ("if", "ternary") else (number, array)
+    if form.startswith("ternary"):
+        choose = f"    k = {a} if t > 0 else {b}\n"
+    else:
+        choose = f"    if t > 0:\n        k = {a}\n    else:\n        k = {b}\n"
+    src = f"import jax.numpy as jnp\n\n\ndef f(x, y, t):\n{choose}    {read}\n"
+    x = np.array([1.0, 3.0, 5.0], F32)
+    y = np.array([1.0, 2.0, 3.0], np.float16)
+    out = oracle.run(src, [(x, y, F32(1.0)), (x, y, F32(-1.0))], name="f")
+    assert out.kind in oracle.OK, out.report()

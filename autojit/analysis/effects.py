@@ -1171,7 +1171,8 @@ def read_telling_weak_from_strong(
     one whose dtype is made by the arrays that made the array (`x * k` of `k = x[1]`, see
     :func:`autojit.analysis.dtype_source.covers`). Only the user's own reads count: the
     conversion's glue (`lax.cond(p, f, g, k)`) passes the value to functions whose reads are
-    the user's."""
+    the user's. (A Python int given back against a float array is given the float type, as
+    arithmetic would give it: AJ101.)"""
     top = max((_KIND_RANKS.get(k or "float", 2) for k in kinds), default=2)
     every = walk_statements(stmts, into_functions=True)
     tracked, todo_names = {name}, [name]

@@ -24,6 +24,31 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_while_kept_on_a_static_condition_is_not_put_in_a_loop_that_makes_it_traced() -> None:
+    """Soak seed 19002 (also on the code before that round): `while m < n and i > 0:` inside
+    `for j in range(k):` inside `for i in range(1, n, 2):` was kept as Python (its condition
+    static: `i` a Python int there, innermost first), then the `for i` became a `fori_loop`,
+    which made `i` traced: TracerBoolConversionError under jit, with no rule code. The loop
+    around it is left as Python now (AJ931), and the program converts and is equal."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = jnp.min(y)\n"
+        "    for i in range(1, n, 2):\n"
+        "        for j in range(k):\n"
+        "            m = 0\n"
+        "            while m < n and i > 0:\n"
+        "                m += 1\n"
+        "                t = (1.5 if n > 3 else x[m - 1]) * -1.0\n"
+        "    return (x, y, t)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert any(r.startswith("AJ931") and "`i`" in r for r in out.refusals), out.refusals
+    _twice(src)
+
+
 def test_a_ternary_of_a_number_and_an_array_stored_into_an_item_converts() -> None:
     """Soak seed 19002: `x[:k] = jnp.where(c, a if t >= s else -1.0, ...)`: a ternary of an
     array and a Python number inside a `jnp.where` whose value is stored into `x`'s items (of

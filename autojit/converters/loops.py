@@ -407,6 +407,17 @@ def _body_traced(an: FunctionAnalysis, loop) -> bool:
     return False
 
 
+def _kept_on_a_name_made_traced(stmts: list, names: set[str]):
+    """(loop, name) for a `while` among ``stmts`` kept as Python on a static condition that
+    reads one of ``names`` (a loop around it would make them traced), or None."""
+    for st in walk_statements(stmts, into_functions=True):  # (a loop converted inside it too)
+        if isinstance(st, gast.While) and st.__dict__.get("_aj_static_test"):
+            read = sorted(expr_activity(st.test).reads & names)
+            if read:
+                return st, read[0]
+    return None
+
+
 def _keep(ctx: Context, an: FunctionAnalysis, loop, why: str) -> None:
     """A static loop stays Python; say so when its body computes on traced values."""
     if _body_traced(an, loop):
@@ -430,6 +441,7 @@ def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
         )
     if v.static:
         _keep(ctx, an, loop, "its condition is static")
+        loop._aj_static_test = True  # (a loop around it that would make its names traced: AJ931)
         return None
     if v.kind is not Kind.TRACED:
         if _body_traced(an, loop):
@@ -2411,6 +2423,17 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     setattr(st, fname, [rewriter.visit(v) for v in value])
     if not carry and not stacks:
         ctx.refuse("AJ932", loop, _NO_STATE)
+        return False
+    kept = _kept_on_a_name_made_traced(loop.body, set(carry) | plan.targets)
+    if kept is not None:
+        inner, n = kept
+        ctx.refuse(
+            "AJ931",
+            loop,
+            f"the `while` at line {inner.lineno} inside it is kept as Python on its condition "
+            f"`{_unparse(inner.test).strip()}`, static here, which reads `{n}`: converted, "
+            f"this loop would make `{n}` a traced value there; left as Python",
+        )
         return False
     defined = an.defined_before(loop)
     maybe = an.maybe_defined_before(loop)

@@ -1957,9 +1957,7 @@ class _Conditionals:
                         self._refuse_weak_or_strong_read(
                             s, n, vals[i].dtype, vals[j].dtype, exprs[j]
                         )
-                    self._promote_static_side(
-                        rets, k, len(plan.outs), i, j, n, exprs[i], vals[j], names_, plan
-                    )
+                    self._promote_static_side(rets, k, len(plan.outs), i, j, n, names_, plan)
 
     def _refuse_weak_or_strong_read(
         self, s, n: str, number_kind: str | None, array_kind: str | None, array_expr
@@ -2129,7 +2127,9 @@ class _Conditionals:
         """Whether ``n`` leaves this branch as the operand that came in."""
         return n in plan.operands and n not in self.an.activity.of_block(block).writes
 
-    def _promote_static_side(self, rets, k, nouts, i, j, n, static_expr, other, names_, plan):
+    def _promote_static_side(self, rets, k, nouts, i, j, n, names_, plan):
+        """Give branch ``i``'s Python number ``n`` the type of branch ``j``'s array (as eager
+        arithmetic of the two would promote the number)."""
         jnp = self.jnp
         s_branches = self._fns
 

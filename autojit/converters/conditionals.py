@@ -2953,7 +2953,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         kinds = (found[0].dtype, found[1].dtype)
         use = weak_or_strong_use(node, st, c.value, kinds)
         if use is False:
-            return node, getattr(st, "lineno", 0)
+            return node, getattr(node, "lineno", None) or getattr(st, "lineno", 0)
         if use is True:
             return None
         stmts = c._read_after(st)

@@ -13,6 +13,15 @@ from .values import dotted_name
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 
+#: dtype kinds in jax's order of promotion (a bool array with an int gives ints, ...)
+KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+
+#: why a Python number and an array of the same value differ (the refusals' messages)
+WEAK_TYPE_REASON = (
+    "a Python number takes the other operand's dtype, `y * 2.0` of a float16 `y` is float16; "
+    "a float32 array makes it float32"
+)
+
 
 @dataclass(frozen=True)
 class DtypeSource:
@@ -67,8 +76,6 @@ def literal_kind(expr) -> str | None:
         t = type(expr.value)
         return {bool: "bool", int: "int", float: "float"}.get(t)
     return None
-
-
 
 
 def covers(

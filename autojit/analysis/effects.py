@@ -18,6 +18,7 @@ from ..gastconv import child_nodes, walk_nodes
 from ..jaxapi import SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
 from ..scope import ModuleScope
 from .activity import expr_activity, function_free_reads, names_in
+from .dtype_source import KIND_RANK
 from .statements import walk_statements
 from .values import Kind, Value, dotted_name
 
@@ -1141,7 +1142,6 @@ def _as_is(node, names: set[str], st, fixes_dtype, sources: frozenset[int]) -> s
     return None
 
 
-_KIND_RANKS = {"bool": 0, "int": 1, "float": 2}
 _TRUTH_TESTS = (gast.If, gast.While, gast.Assert, gast.IfExp)
 _CONVERTED_TERNARIES = frozenset({"lax.cond", "jax.lax.cond"})
 
@@ -1173,7 +1173,7 @@ def read_telling_weak_from_strong(
     conversion's glue (`lax.cond(p, f, g, k)`) passes the value to functions whose reads are
     the user's. (A Python int given back against a float array is given the float type, as
     arithmetic would give it: AJ101.)"""
-    top = max((_KIND_RANKS.get(k or "float", 2) for k in kinds), default=2)
+    top = _top_kind(kinds)
     every = walk_statements(stmts, into_functions=True)
     tracked, todo_names = {name}, [name]
     while todo_names:
@@ -1215,6 +1215,11 @@ def read_telling_weak_from_strong(
     return None
 
 
+def _top_kind(kinds: tuple[str | None, ...]) -> int:
+    """The rank of the highest of ``kinds`` (an unknown one taken for floats, the highest)."""
+    return max((KIND_RANK.get(k or "float", 2) for k in kinds), default=2)
+
+
 def weak_or_strong_use(
     node, st, value_of: Callable[[Any, Any], Value], kinds: tuple[str | None, ...]
 ) -> bool | str:
@@ -1222,7 +1227,7 @@ def weak_or_strong_use(
     an array on the other (a ternary): True where its use gives the same dtype either way, the
     name an assignment binds it to (whose reads decide: :func:`read_telling_weak_from_strong`),
     False where its use tells them apart (`y * (2.0 if c else x[1])`)."""
-    top = max((_KIND_RANKS.get(k or "float", 2) for k in kinds), default=2)
+    top = _top_kind(kinds)
     return _weak_strong_read(node, _parent_in(st, node), st, value_of, top, set())
 
 
@@ -1333,7 +1338,7 @@ def _weak_strong_operand(other, st, value_of, top: int, tracked: set[str]) -> bo
     if isinstance(other, gast.Name) and other.id in tracked:
         return False
     v = value_of(other, st)
-    return v.traced and _KIND_RANKS.get(v.dtype or "", -1) > top
+    return v.traced and KIND_RANK.get(v.dtype or "", -1) > top
 
 
 def _python_value(node, st, value_of, tracked: set[str]) -> bool:

@@ -40,7 +40,14 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import contains, expr_activity
 from ..analysis.callers import result_tested_by_identity
-from ..analysis.dtype_source import DtypeSource, covering, dtype_source, literal_kind
+from ..analysis.dtype_source import (
+    KIND_RANK,
+    WEAK_TYPE_REASON,
+    DtypeSource,
+    covering,
+    dtype_source,
+    literal_kind,
+)
 from ..analysis.effects import (
     ASSUMED_INT,
     ValueFacts,
@@ -508,7 +515,7 @@ class _Conditionals:
             and len(node.ops) == 1
             and isinstance(node.ops[0], (gast.In, gast.NotIn))
             and self.value(node.comparators[0], stmt).kind is Kind.TRACED
-            and self.value(node.comparators[0], stmt).dtype in _KIND_RANK
+            and self.value(node.comparators[0], stmt).dtype in KIND_RANK
         ):
             # `3 in x` of an array: NumPy's `(x == 3).any()` (bool() of a traced one fails).
             # Only of a known array: of a tuple, list or string (a parameter may be one) `in`
@@ -914,13 +921,13 @@ class _Conditionals:
 
     def _dtype_fixer(self, types: set[str]):
         """``fixes_dtype`` of :func:`returned_as_is` for Python numbers of ``types``."""
-        return functools.partial(self._fixes_dtype, max(_KIND_RANK.get(t, 2) for t in types))
+        return functools.partial(self._fixes_dtype, max(KIND_RANK.get(t, 2) for t in types))
 
     def _fixes_dtype(self, top: int, node, st) -> bool:
         """Whether ``node``'s dtype decides that of arithmetic with a Python number of kind
         ``top`` or below (`bool` < `int` < `float`): a float array's does any number's, an
         int array's an int's; an array of unknown dtype (a parameter) decides nothing."""
-        return _KIND_RANK.get(self.value(node, st).dtype or "", -1) >= top
+        return KIND_RANK.get(self.value(node, st).dtype or "", -1) >= top
 
     def _int_operand(self, node, st) -> tuple[int, int] | None:
         """The range taken for a Python value the code does not show, an operand of arithmetic
@@ -1688,12 +1695,12 @@ class _Conditionals:
             kind = v.dtype
             if kind is None and floating(self.ctx.scope, e) is True:
                 kind = "float"
-            if kind not in _KIND_RANK:
+            if kind not in KIND_RANK:
                 return False
             kinds.append(kind)
         if lit_a is not None or lit_b is not None:
             lit, kind = (lit_a, kinds[1]) if lit_a is not None else (lit_b, kinds[0])
-            return _KIND_RANK[lit] <= _KIND_RANK[kind]  # type: ignore[index]
+            return KIND_RANK[lit] <= KIND_RANK[kind]  # type: ignore[index]
         return kinds[0] == kinds[1]
 
     def _read_after(self, st) -> list:
@@ -1723,7 +1730,7 @@ class _Conditionals:
         if lit is not None:
             return lit
         v = self.value(e, st)
-        return v.dtype if v.static and v.dtype in _KIND_RANK else None
+        return v.dtype if v.static and v.dtype in KIND_RANK else None
 
     def _where_values(self, s, branches, outs):
         """For each output, its (expr, stmt) in each branch, or None when not eligible."""
@@ -1987,8 +1994,7 @@ class _Conditionals:
             f"{'number' if number_kind in ('int', 'float') else 'value (a number?)'} on one "
             f"path of the traced condition "
             f"`{self._src(s.test)}` and an array on the other, and `{self._src(read)}` (line "
-            f"{line}) gives the two other dtypes (a Python number takes the other operand's dtype, "
-            f"`y * 2.0` of a float16 `y` is float16; a float32 array makes it float32): one "
+            f"{line}) gives the two other dtypes ({WEAK_TYPE_REASON}): one "
             f"traced value has one dtype; give the number its array type on its path "
             f"(`{self.jnp}.float32(2.0)`), or the array the number's",
         )
@@ -2106,18 +2112,18 @@ class _Conditionals:
                     expr = self._final_expr(block, n)
                     if expr is not None and floating(self.ctx.scope, expr) is True:
                         kinds[i] = "float"
-            if kinds[0] in _KIND_RANK and kinds[1] in _KIND_RANK and kinds[0] != kinds[1]:
+            if kinds[0] in KIND_RANK and kinds[1] in KIND_RANK and kinds[0] != kinds[1]:
                 return n, kinds[0], kinds[1]
             # in a loop, the value a branch passes through is the one the loop came in with on
             # its first pass (the analysis joins it with the loop's own writes: no dtype)
             for i, block in enumerate((s.body, s.orelse)):
                 other = kinds[1 - i]
-                if kinds[i] is not None or other not in _KIND_RANK:
+                if kinds[i] is not None or other not in KIND_RANK:
                     continue
                 if n in self.an.activity.of_block(block).writes:
                     continue
                 entry = self._first_pass_value(s, n, exact=False)
-                if entry is None or entry.static or entry.dtype not in _KIND_RANK:
+                if entry is None or entry.static or entry.dtype not in KIND_RANK:
                     continue
                 if entry.dtype != other:
                     return (n, entry.dtype, other) if i == 0 else (n, other, entry.dtype)
@@ -2567,12 +2573,8 @@ def _a_kind(v: Value) -> str:
     return f"an array of {v.dtype}s"
 
 
-# Python's numeric kinds, in the order of promotion (a float array's dtype wins over any)
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-
-
 def _rank(kind: str | None) -> int:
-    return _KIND_RANK.get(kind or "", 3)  # (another kind, complex: above them all)
+    return KIND_RANK.get(kind or "", 3)  # (another kind, complex: above them all)
 
 
 def _module_int_constants(source) -> dict[str, tuple[int, int]]:
@@ -2787,10 +2789,10 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             if arms[k].traced and arms[k].dtype is None and isinstance(e, gast.Name):
                 # (in a loop: the value it came in with, which the first pass meets)
                 entry = c._first_pass_value(self.stmt, e.id, exact=False)
-                if entry is not None and entry.traced and entry.dtype in _KIND_RANK:
+                if entry is not None and entry.traced and entry.dtype in KIND_RANK:
                     arms[k] = entry
         if (
-            all(v.traced and v.dtype in _KIND_RANK for v in arms)
+            all(v.traced and v.dtype in KIND_RANK for v in arms)
             and arms[0].dtype != arms[1].dtype
         ):
             c.ctx.refuse(
@@ -2847,8 +2849,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 node,
                 f"`... if {c._src(node.test)} else ...` gives a Python number on one path and "
                 f"an array on the other, and `{c._src(told[0])}` (line {told[1]}) gives the "
-                f"two other dtypes (a Python number takes the other operand's dtype, `y * 2.0` "
-                f"of a float16 `y` is float16; a float32 array makes it float32): one traced "
+                f"two other dtypes ({WEAK_TYPE_REASON}): one traced "
                 f"value has one dtype; kept as Python's: give the number its array type "
                 f"(`{c.jnp}.float32(2.0)`), or the array the number's",
             )

@@ -41,7 +41,7 @@ import gast
 from ..analysis import FunctionAnalysis, Kind, Value, dotted_name
 from ..analysis.activity import ActivityAnalysis, expr_activity, function_free_reads
 from ..analysis.dataflow import Liveness, runs_at_least_once
-from ..analysis.dtype_source import DtypeSource, covering, dtype_source
+from ..analysis.dtype_source import WEAK_TYPE_REASON, DtypeSource, covering, dtype_source
 from ..analysis.effects import (
     CHANGING_METHODS,
     ValueFacts,
@@ -1305,7 +1305,9 @@ def _carried_source(ctx: Context, an: FunctionAnalysis, loop, name: str, after: 
     if not values or None in sources:
         return None
     arrays = set().union(*(src.arrays for src in sources if src is not None)) - {name}
-    rebound = set().union(*(an.activity.of(st).writes for st in [*walk_statements(loop.body), *after]))
+    rebound = set().union(
+        *(an.activity.of(st).writes for st in [*walk_statements(loop.body), *after])
+    )
     if not arrays or arrays & rebound:
         return None
     return DtypeSource(frozenset(arrays), any(src.floats for src in sources if src), False)
@@ -2577,9 +2579,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     f"`{n}` enters the loop as a Python number that the loop makes an array, "
                     f"and Python keeps the number where the loop runs no times or does not "
                     f"reach that assignment; `{_unparse(told[0]).strip()}` (line {told[1]}) "
-                    f"gives the two other dtypes (a Python number takes the other operand's "
-                    f"dtype, `y * 2.0` of a float16 `y` is float16; a float32 array makes it "
-                    f"float32); start it as an array of the loop's type (`{n} = "
+                    f"gives the two other dtypes ({WEAK_TYPE_REASON}); start it as an array "
+                    f"of the loop's type (`{n} = "
                     f"jnp.float32(...)`) if that is meant; left as Python",
                 )
                 return False

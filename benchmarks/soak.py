@@ -1,7 +1,7 @@
 """Long differential-fuzzing soak of the converters.
 
     python benchmarks/soak.py 10000 [--out fuzz-failures] [--seed 0] [--jobs 2]
-                              [--timeout 60] [--no-reduce] [--decorator]
+                              [--timeout 60] [--no-reduce] [--decorator] [--other-dtypes]
 
 Generates N programs with the strategies in ``tests/fuzz/generator.py`` (duplicates skipped),
 converts each with ``autojit.convert_source(..., all_functions=True)`` and compares the eager
@@ -10,7 +10,11 @@ A program that runs longer than ``--timeout`` seconds (a converted loop that nev
 inside XLA, where no Python signal reaches it) is a ``hang``: its worker is killed and restarted
 after it. With ``--decorator``, each program converted and equal also runs through
 ``@autojit.convert`` (its module imported from a file), which must give the same values, text
-and static arguments (twice the jit compilations: about twice the time).
+and static arguments (twice the jit compilations: about twice the time). With
+``--other-dtypes``, each program converted and equal also runs on int32, float16, bool, int8
+and bfloat16 data against its original run eagerly on jax arrays
+(``oracle.run_on_other_dtypes``): a silently different value, shape or dtype there is a
+``wrong-other-dtype``.
 Prints programs, converted, refused, wrong, crashes and the other bug kinds; writes
 every failing program (the first few of each kind reduced to a minimal one) to ``--out``.
 Exit status 1 when any bug was found.
@@ -92,6 +96,7 @@ def worker(
     out_dir: str,
     reduce: bool,
     decorator: bool = False,
+    other_dtypes: bool = False,
 ) -> None:
     """Run the programs of ``batch_file`` from ``start``; one JSON line per program."""
     import numpy as np
@@ -105,7 +110,9 @@ def worker(
         for i in range(start, len(programs)):
             program = programs[i]
             Path(progress).write_text(f"run {i}")
-            outcome = oracle.run(program.source, program.inputs, decorator=decorator)
+            outcome = oracle.run(
+                program.source, program.inputs, decorator=decorator, other_dtypes=other_dtypes
+            )
             path = ""
             if outcome.is_bug:
                 path = _write_failure(out_dir, program, program.source, program.inputs, outcome)
@@ -135,12 +142,13 @@ def worker(
                         )
                     finally:
                         oracle.run = real_run  # type: ignore[assignment]
-                    small = oracle.run(source, inputs, decorator=decorator)
+                    small = oracle.run(
+                        source, inputs, decorator=decorator, other_dtypes=other_dtypes
+                    )
                     _write_failure(out_dir, program, source, inputs, small, prefix="min-")
 
 
-def _spawn(args: list[str], decorator: bool) -> subprocess.Popen[bytes]:
-    flags = ["--decorator"] if decorator else []
+def _spawn(args: list[str], flags: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, __file__, "--worker", *args, *flags],
         stdout=subprocess.DEVNULL,
@@ -159,12 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--decorator", action="store_true", help="also run each program via @autojit.convert"
     )
+    p.add_argument(
+        "--other-dtypes",
+        action="store_true",
+        help="also run each program on int32, float16, bool, int8 and bfloat16 data",
+    )
     p.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
         batch, start, results, progress, out_dir = a.worker
-        worker(batch, int(start), results, progress, out_dir, not a.no_reduce, a.decorator)
+        worker(
+            batch, int(start), results, progress, out_dir, not a.no_reduce, a.decorator,
+            a.other_dtypes,
+        )  # fmt: skip
         return 0
+    flags = ["--decorator"] * a.decorator + ["--other-dtypes"] * a.other_dtypes
 
     Path(a.out).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -185,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             "hangs": [],
         }
         Path(job["progress"]).write_text("")
-        job["proc"] = _spawn([bfile, "0", job["results"], job["progress"], a.out], a.decorator)
+        job["proc"] = _spawn([bfile, "0", job["results"], job["progress"], a.out], flags)
         job["since"] = (None, time.perf_counter())
         jobs.append(job)
     last_report = time.perf_counter()
@@ -216,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
                     with open(j["results"], "a") as res:
                         res.write(json.dumps({"i": i, "kind": "hang", "path": path}) + "\n")
                 j["proc"] = _spawn(
-                    [j["file"], str(i + 1), j["results"], j["progress"], a.out], a.decorator
+                    [j["file"], str(i + 1), j["results"], j["progress"], a.out], flags
                 )
                 j["since"] = (None, time.perf_counter())
         if time.perf_counter() - last_report > 60:

@@ -23,6 +23,8 @@ from tests.fuzz.generator import Program, cases
 EXAMPLES = int(os.environ.get("AUTOJIT_FUZZ_EXAMPLES", "1000"))
 # how many of the programs with rewrites also run through `@autojit.convert` (each compiles again)
 DECORATED = int(os.environ.get("AUTOJIT_FUZZ_DECORATED", "40"))
+# how many of them also run on int32, float16, bool, int8 and bfloat16 data (five compiles more)
+OTHER_DTYPED = int(os.environ.get("AUTOJIT_FUZZ_OTHER_DTYPED", "80"))
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +147,48 @@ def test_oracle_catches_a_wrong_conversion(monkeypatch: pytest.MonkeyPatch) -> N
     out = oracle.run(src, [(x, x, np.float32(1), 0)])
     assert out.kind == "wrong", out.report()
     assert "0.5" in out.detail and "0.25" in out.detail
+
+
+def test_never_silently_wrong_on_other_dtypes(
+    outcomes: list[tuple[Program, oracle.Outcome]],
+) -> None:
+    """Programs with rewrites, on int32, float16, bool, int8 and bfloat16 data, against the
+    original run eagerly on jax arrays (where it makes no item update): equal, or a loud jit
+    error (a carry or `lax.cond` of two dtypes), never a silently other value, shape or dtype.
+    (The float32 corpus hid those: a loop start widened to the body's float32 gave bools back
+    as floats.)"""
+    picked = [(p, o) for p, o in outcomes if o.kind == "converted" and o.changes][:OTHER_DTYPED]
+    assert len(picked) >= min(OTHER_DTYPED, 10)
+    with np.errstate(all="ignore"):
+        runs = [oracle.run(p.source, p.inputs, other_dtypes=True) for p, _ in picked]
+    bad = [o for o in runs if o.is_bug]
+    assert not bad, bad[0].report()
+
+
+def test_oracle_catches_a_conversion_wrong_on_other_dtypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle's other-dtypes path: a conversion right on float32 data that casts an array
+    to float32 (what the loops converter did to a start the body widens) is reported as
+    `wrong-other-dtype` on int32 and bool data; a Python float that one path leaves where the
+    conversion gives float16 (one dtype under jit) is not."""
+    import autojit
+
+    real = autojit.convert_source
+
+    def broken(text: str, *args: Any, **kwargs: Any) -> Any:
+        conv = real(text, *args, **kwargs)
+        conv.text = conv.text.replace("s = x.sum()", "s = jnp.float32(x.sum())")
+        return conv
+
+    monkeypatch.setattr(autojit, "convert_source", broken)
+    src = "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = x.sum()\n    return x, s\n"
+    x = np.ones(3, np.float32)
+    out = oracle.run(src, [(x, x, np.float32(1), 0)], other_dtypes=True)
+    assert out.kind == "wrong-other-dtype", out.report()
+    assert "int32 data" in out.detail, out.detail
+    monkeypatch.setattr(autojit, "convert_source", real)
+    kept = (
+        "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = 0.5\n"
+        "    if a > 2:\n        s = x[0]\n    return s\n"
+    )
+    out = oracle.run(kept, [(x, x, np.float32(1), 0)], other_dtypes=True)
+    assert out.kind == "converted", out.report()

@@ -3395,3 +3395,46 @@ def test_a_python_number_a_loop_that_may_not_run_makes_an_array_is_refused_where
         ), out.refusals
     else:
         assert out.kind == "converted", out.report()
+
+
+@pytest.mark.parametrize(
+    "start, body",
+    [
+        ("t = jnp.max(y)", "t = y[i] * 1.5"),  # (soak 29002: bools in, floats out)
+        ("t = jnp.sum(y)", "t = t + y[i] * 0.5"),
+        ("t = y[0]", "t = jnp.sin(y[i])"),
+    ],
+)
+def test_an_array_start_of_a_loop_that_may_run_no_times_keeps_its_dtype(start, body):
+    """An array of unknown dtype enters a `while` (a traced count) whose body makes it float32:
+    the converted loop started from it widened to float32, so on bool or int data where the
+    loop runs no times the result came back float32 where eager Python keeps the bools or ints
+    (silent; the float32 fuzz corpus never showed it). The start keeps its dtype now: float32
+    data converts and matches on every path, bool/int data fails loudly in lax (a carry of two
+    types) where the body changes it, never a silently other dtype."""
+    src = f"""
+        def f(x, y, a):
+            {start}
+            i = 0
+            while i < x.shape[0] and x[i] > a:
+                {body}
+                i += 1
+            return t
+        """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "while_loop" in conv.text, conv.text
+    fn = jax.jit(conv_ns["f"])
+    x = jnp.asarray([1.0, 2.0, 3.0], jnp.float32)
+    for y in (
+        jnp.asarray([0.25, 0.5, 2.0], jnp.float32),
+        jnp.asarray([1, 0, 1], jnp.int32),
+        jnp.asarray([True, False, True]),
+    ):
+        for a in (jnp.float32(5.0), jnp.float32(1.5), jnp.float32(0.0)):  # 0, 1 and 3 trips
+            expected = orig_ns["f"](x, y, a)
+            try:
+                got = fn(x, y, a)
+            except TypeError as exc:  # loud: lax's carry of two types
+                assert y.dtype != jnp.float32 and "carry" in str(exc), exc
+                continue
+            _same(expected, got)

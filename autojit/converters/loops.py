@@ -2444,6 +2444,7 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
     promote: list[str] = []
     numbers: set[str] = set()  # (of them, those that enter the loop as a Python number)
     floated: set[str] = set()  # Python ints the body makes Python floats: start as floats
+    shape_only: set[str] = set()  # (of `promote`, arrays given the body's shape, not its dtype)
     end_env = an.values.env_after.get(id(loop.body[-1]), {}) if loop.body else {}
     # break/continue flags: `False`, then an `if` test (a scalar bool, or the `if` fails eagerly)
     flags: frozenset[str] = getattr(loop, "_aj_flags", frozenset())
@@ -2619,6 +2620,11 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             # an array scalar the body may make an array (`acc = jnp.zeros(())` plus rows of
             # `x`): the carry is given the body's shape and dtype, as a Python number is
             promote.append(n)
+            if _trip_count_traced(an, loop):
+                # (its shape only where the loop may run no times: Python keeps the array's
+                # dtype there, `jnp.max(y)` of bools where the body gives it `1.5`; a body
+                # that changes the dtype fails loudly in lax, a carry of two types)
+                shape_only.add(n)
         elif v.traced and v.dtype in ("int", "bool") and end.dtype != v.dtype:
             other = _another_kind_given(ctx, an, loop, n, v.dtype)
             if other is not None and not (
@@ -2634,7 +2640,10 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     f"{n}.astype(...)`) if one dtype is meant; left as Python",
                 )
                 return False
-            promote.append(n)
+            if not _trip_count_traced(an, loop):
+                # (where the loop may run no times it keeps its dtype, as Python's does: the
+                # body giving it another fails loudly in lax)
+                promote.append(n)
 
     # A promoted start is the scalar filled into the shape the loop gives it: what Python's
     # first pass computes from the scalar where the body reads it item by item (`p * a`; not
@@ -2664,6 +2673,11 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             )
             return False
         scalar_start.add(n)
+    for n in scalar_start & shape_only:
+        # (a scalar kept a scalar, in a loop that may run no times: its own type, unpromoted)
+        promote.remove(n)
+        scalar_start.discard(n)
+        shape_only.discard(n)
 
     # a carry keeps its type: a scalar carry is a scalar wherever its value reaches the body's
     # end, so the conditionals rule may select it with jnp.where (no lax.cond in the body)
@@ -2799,6 +2813,8 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
                     f"{n} = {jnp}.full({t}.shape, {n}, None if {t}.weak_type else "
                     f"{jnp}.result_type({n}, {t}.dtype))"
                 )
+            elif n in shape_only:
+                new += replace(f"{n} = {jnp}.broadcast_to({n}, {t}.shape)")
             elif n in promote:
                 # (widened only: a start the body's type cannot hold, `acc = 0.75` where the
                 # body makes an int, is no value to cut; the loop then fails loudly on the

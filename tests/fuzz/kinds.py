@@ -8,6 +8,7 @@ BUGS = (
     "not-idempotent",
     "jit-error",
     "wrong",
+    "wrong-other-dtype",
     "refusal-changed",
     "decorator-error",
     "decorator-wrong",

@@ -13,7 +13,10 @@ Outcomes (``Outcome.kind``):
 - bugs: ``crash`` (the rewriter raised), ``unparsable`` (the output does not parse),
   ``not-idempotent`` (converting the output again changes it), ``jit-error`` (jit failed and
   nothing was refused), ``wrong`` (a different value, shape or dtype), ``refusal-changed``
-  (a refused statement was rewritten anyway).
+  (a refused statement was rewritten anyway), ``wrong-other-dtype`` (with
+  ``other_dtypes=True``: a silently different value, shape or dtype on data of another
+  dtype, int32, float16, bool, int8 or bfloat16, against the original run eagerly on jax
+  arrays).
 
 With ``decorator=True``, a program converted and equal is also run through ``@autojit.convert``
 (imported from a file, as a user's module is: the decorator's own header, compile and
@@ -219,10 +222,15 @@ def _elif_under_else(line: str, out_lines: list[str]) -> bool:
 
 
 def run(
-    source: str, inputs: Sequence[tuple[Any, ...]], name: str = "f", decorator: bool = False
+    source: str,
+    inputs: Sequence[tuple[Any, ...]],
+    name: str = "f",
+    decorator: bool = False,
+    other_dtypes: bool = False,
 ) -> Outcome:
     """Convert ``source``, run both ways on every input, classify (``decorator``: and through
-    ``@autojit.convert`` too, where the file conversion matched)."""
+    ``@autojit.convert`` too, where the file conversion matched; ``other_dtypes``: and on
+    data of other dtypes, :func:`run_on_other_dtypes`)."""
     out = Outcome("converted", source)
     try:
         conv = autojit.convert_source(source, "fuzz.py", all_functions=True)
@@ -283,11 +291,102 @@ def run(
         out.kind = "refusal-changed"
         out.detail = kept
         return out
+    if other_dtypes:
+        differs = run_on_other_dtypes(source, inputs, conv, name)
+        if differs is not None:
+            out.kind, out.detail = "wrong-other-dtype", differs
+            return out
     if decorator:
         problem = _via_decorator(source, inputs, expected, name, conv)
         if problem is not None:
             out.kind, out.detail = problem
     return out
+
+
+# The same programs on data of other dtypes. NumPy's promotion differs from jax's there (int32
+# times 0.5, float16 against float32), so the reference is the original itself, run eagerly on
+# jax arrays: possible where it makes no item update (jax arrays have none) on those inputs.
+OTHER_DTYPES = ("int32", "float16", "bool", "int8", "bfloat16")
+_TOLERANCE = {"float16": 2e-2, "bfloat16": 5e-2}  # (else 1e-4; the generator's numbers are dyadic)
+
+
+def as_dtype(args: tuple[Any, ...], dtype: str) -> tuple[Any, ...]:
+    """``f(x, y, a, k)``'s arguments with the arrays and ``a`` of ``dtype`` (bools: ``x != 0``,
+    ``y > 0``, ``a > 0``); the Python ``k`` as it is."""
+    x, y, a, k = args
+    if dtype == "bool":
+        return (x != 0, y > 0, np.bool_(a > 0), k)
+    kind = getattr(jax.numpy, dtype)  # (bfloat16 is ml_dtypes', which jax.numpy names)
+    return (x.astype(kind), y.astype(kind), np.asarray(a).astype(kind)[()], k)
+
+
+def run_on_other_dtypes(
+    source: str, inputs: Sequence[tuple[Any, ...]], conv: Any, name: str = "f"
+) -> str | None:
+    """What differs where the jitted conversion of ``source`` silently differs from the eager
+    original on data of one of ``OTHER_DTYPES`` (``wrong-other-dtype``); None otherwise.
+    Not counted: inputs on which the original fails eagerly on jax arrays (an item update), a
+    loud jit error (a carry or a `lax.cond` of two dtypes: jax says so), and a Python float
+    (or a weakly typed array of one) that one path leaves where the conversion gives the
+    other path's float16 (bfloat16) array of the same value (one dtype under jit, as jax's
+    own loops promote a weakly typed start; README, Limitations)."""
+    import jax.numpy as jnp
+
+    try:
+        original = _exec(source, name)
+        converted = _exec(conv.text, name)
+    except Exception:
+        return None
+    jitted = jax.jit(converted, static_argnames=conv.function(name).static_argnames)
+    as_jax = (np.ndarray, np.generic)
+    for dtype in OTHER_DTYPES:
+        for args in inputs:
+            data = as_dtype(args, dtype)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    expected = original(
+                        *[jnp.asarray(v) if isinstance(v, as_jax) else v for v in data]
+                    )
+            except Exception:
+                continue  # (the original cannot run eagerly on jax arrays here)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = jitted(*data)
+            except Exception:
+                continue  # loud
+            tol = _TOLERANCE.get(dtype, 1e-4)
+            diff = compare(_as_low_float_where_got(expected, got), got, rtol=tol, atol=tol)
+            if diff is not None:
+                shown = ", ".join(_show(a) for a in data)
+                return f"on {dtype} data: {diff}\ninputs: {shown}"
+    return None
+
+
+def _weak_float(v: Any) -> bool:
+    """A Python float, or a jax array of one (weakly typed: `jnp.abs(1.5)`), which takes the
+    dtype of what it meets, as the float does."""
+    if type(v) is float:
+        return True
+    return bool(getattr(v, "weak_type", False)) and np.asarray(v).dtype.kind == "f"
+
+
+def _as_low_float_where_got(expected: Any, got: Any) -> Any:
+    """``expected`` with each Python float (or weakly typed float array) that ``got`` gives as
+    a float16 or bfloat16 array made one."""
+    e_leaves, e_tree = jax.tree_util.tree_flatten(expected)
+    g_leaves = jax.tree_util.tree_leaves(got)
+    if len(e_leaves) != len(g_leaves):
+        return expected
+    low = (np.dtype(np.float16), np.dtype(jax.numpy.bfloat16))
+    leaves = [
+        np.asarray(e, np.asarray(g).dtype)[()]
+        if _weak_float(e) and np.asarray(g).dtype in low
+        else e
+        for e, g in zip(e_leaves, g_leaves, strict=True)
+    ]
+    return jax.tree_util.tree_unflatten(e_tree, leaves)
 
 
 _modules = itertools.count()
@@ -406,10 +505,14 @@ def reduce(
 ) -> tuple[str, list[tuple[Any, ...]]]:
     """Delete statements (and inputs) while the program still fails with ``kind``."""
     via = kind.startswith("decorator")  # (a decorator-path failure is found by that path)
+    other = kind == "wrong-other-dtype"
 
     def fails(src: str, ins: Sequence[tuple[Any, ...]]) -> bool:
         try:
-            return eager_ok(src, ins) and run(src, ins, decorator=via).kind == kind
+            return (
+                eager_ok(src, ins)
+                and run(src, ins, decorator=via, other_dtypes=other).kind == kind
+            )
         except Exception:
             return False
 

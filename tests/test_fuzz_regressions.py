@@ -49,6 +49,36 @@ def test_a_while_kept_on_a_static_condition_is_not_put_in_a_loop_that_makes_it_t
     _twice(src)
 
 
+def test_a_while_kept_static_in_a_loop_around_is_not_made_traced_by_a_later_while() -> None:
+    """Soak seed 20001 (also on the round's starting code): in `for i in range(k):`, `while
+    j < n and c > 1:` (static: `c` a Python int) and, after it, `while j < n and t > s *
+    2.0: c += 1` (traced: a `while_loop` carrying `c`). The first was kept as Python, and the
+    `for` too (AJ931), so on the `for`'s second pass `c > 1` tested the traced `c`:
+    TracerBoolConversionError under jit, and converting the output again converted all three
+    (not idempotent). A loop whose conversion makes traced a name that a `while` kept static
+    in a loop around it reads is left as Python now (AJ931), as one inside it is."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n"
+        "    t = y[1]\n"
+        "    c = 0\n"
+        "    for i in range(k):\n"
+        "        j = 0\n"
+        "        while j < n and c > 1:\n"
+        "            j += 1\n"
+        "        while j < n and t > s * 2.0:\n"
+        "            j += 1\n"
+        "            c += 1\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ931") and "loop around it" in r for r in out.refusals), out.report()
+    assert "while_loop(" not in out.converted, out.converted
+    _twice(src)
+
+
 def test_a_ternary_of_a_number_and_an_array_stored_into_an_item_converts() -> None:
     """Soak seed 19002: `x[:k] = jnp.where(c, a if t >= s else -1.0, ...)`: a ternary of an
     array and a Python number inside a `jnp.where` whose value is stored into `x`'s items (of

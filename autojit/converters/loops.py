@@ -1268,6 +1268,18 @@ def _run_after(fn, loop) -> list:
     return after + inner if inner else after
 
 
+def _loops_around(fn, loop) -> list:
+    """The `for` / `while` statements of ``fn`` (not of its nested functions) that hold
+    ``loop`` in their bodies."""
+    return [
+        st
+        for st in walk_statements(fn.body)
+        if st is not loop
+        and isinstance(st, (gast.For, gast.While))
+        and any(inner is loop for inner in walk_statements(st.body))
+    ]
+
+
 _SAME_FOR_INT_AND_FLOAT_OPS = (
     gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
 )  # fmt: skip
@@ -2437,6 +2449,22 @@ def _rewrite(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _Plan)
             f"this loop would make `{n}` a traced value there; left as Python",
         )
         return False
+    for around in _loops_around(ctx.fn, loop):
+        # (a `while` kept on a static condition in a loop around this one runs again after it,
+        # on that loop's next pass, and would read the traced value there)
+        kept = _kept_on_a_name_made_traced(around.body, set(carry))
+        if kept is not None:
+            inner, n = kept
+            ctx.refuse(
+                "AJ931",
+                loop,
+                f"the `while` at line {inner.lineno} in the loop around it (line "
+                f"{around.lineno}) is kept as Python on its condition "
+                f"`{_unparse(inner.test).strip()}`, static here, which reads `{n}` on that "
+                f"loop's next pass: converted, this loop would make `{n}` a traced value there; "
+                f"left as Python",
+            )
+            return False
     defined = an.defined_before(loop)
     maybe = an.maybe_defined_before(loop)
     env = an.env_before(loop)

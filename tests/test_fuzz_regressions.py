@@ -79,6 +79,99 @@ def test_a_while_kept_static_in_a_loop_around_is_not_made_traced_by_a_later_whil
     _twice(src)
 
 
+def test_a_value_computed_again_in_a_branch_is_taken_back_when_the_if_is_refused() -> None:
+    """Soak seed 20002 (also on the round's starting code): `u = jnp.abs(...)` before a traced
+    `if` whose `else` reads it (`u` passed to the `lax.cond` of an `elif` converted inside):
+    `jnp.abs` has no derivative at 0, so `u` is computed again in that branch (AJ101). The
+    `if` itself was then refused (AJ918, `c` rebound under it), but the copied `u = ...` stayed
+    in its `else`, a statement the user never wrote, and converting the output again moved it
+    (not idempotent). A refused `if` is left as it was written now, its AJ101 note dropped."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = 0.0\n"
+        "    c = 0\n"
+        "    u = jnp.abs(jnp.where(t == t, t, 1.0))\n"
+        "    s = u * 0.5\n"
+        "    if (x[0] if a <= y[1] else a) <= jnp.maximum(x[1], -1.0):\n"
+        "        c += 1\n"
+        "    elif jnp.abs(s) < (y[2] if k == 0 else y[2]) < jnp.abs(a):\n"
+        "        if k > 1:\n"
+        "            pass\n"
+        "        elif c > 1:\n"
+        "            s += y[n - 1] * 0.5 - (-1.0 - s)\n"
+        "    elif c < k:\n"
+        "        x = x * 0.5 + y\n"
+        "    else:\n"
+        "        u = x[2]\n"
+        "        t = u * 0.5\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    out = check(src)
+    assert any(r.startswith("AJ918") for r in out.refusals), out.report()
+    assert out.converted.count("u = jnp.abs(") == 1, out.converted
+    assert not any(c.startswith("AJ101") and "computed again" in c for c in out.changes)
+    _twice(src)
+
+
+def test_a_carry_that_starts_as_a_number_is_an_array_in_the_loops_branches() -> None:
+    """Soak seed 20002 (also on the round's starting code): `t = 0.0`, then in a traced
+    `while`, `if <traced>: break` and `t += jnp.maximum(...)` (the `if not break_:` the
+    conversion makes passes `t` through on one path), read by `s += y[j - 1] * -1.0 + t` on the
+    next pass. The conditionals rule took the pass-through for a Python number against an
+    array (AJ918) and left that `if` as Python inside the converted loop's body (jit failed,
+    and converting the output again converted it: not idempotent). In the loop the carry is
+    an array of the loop's type (the number only seeds the trace for that type), as the loops
+    rule takes it for every other read in the body: converted, equal, on other dtypes too."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    s = a\n"
+        "    t = 0.0\n"
+        "    c = 0\n"
+        "    i = 0\n"
+        "    while i < n and c < k:\n"
+        "        i += 1\n"
+        "        if n == 3:\n"
+        "            if jnp.max(x) == jnp.abs(-0.5):\n"
+        "                break\n"
+        "            t += jnp.maximum(y[n - 1], jnp.min(y))\n"
+        "        else:\n"
+        "            j = 0\n"
+        "            s += y[j - 1] * -1.0 + t\n"
+        "    return (x, y, s, t, c)\n"
+    )
+    out = oracle.run(src, INPUTS, other_dtypes=True)
+    assert out.kind == "converted" and not out.refusals, out.report()
+    _twice(src)
+    for x in (X, np.array([0.5, -0.5, 2.0], np.float32)):  # (n == 3 takes the inner `if`)
+        out = oracle.run(src, [(x, x, np.float32(0.5), 3)], other_dtypes=True)
+        assert out.kind == "converted", out.report()
+
+
+def test_a_ternary_in_an_elementwise_call_stored_into_an_item_converts() -> None:
+    """Soak seed 20003 (also on the round's starting code): `y[i] += jnp.maximum(0.5 if i > 0
+    else y[i], t)` in a loop converted to `fori_loop`: the ternary of a number and an array
+    was refused (AJ918: a call reads it, which may tell the two apart) in a statement the
+    array-update rewrite had changed (the refusal's statement not in the output). An
+    elementwise function whose result is stored into an item gives the array's dtype either
+    way, as arithmetic there does: converted."""
+    src = (
+        "import jax.numpy as jnp\n\n"
+        "def f(x, y, a, k):\n"
+        "    n = x.shape[0]\n"
+        "    t = a * 0.5\n"
+        "    for i in range(1, n, 2):\n"
+        "        y[i] += jnp.maximum(0.5 if i > 0 else y[i], t)\n"
+        "    return (x, y, t)\n"
+    )
+    out = oracle.run(src, INPUTS, other_dtypes=True)
+    assert out.kind == "converted" and not out.refusals, out.report()
+    _twice(src)
+
+
 def test_a_ternary_of_a_number_and_an_array_stored_into_an_item_converts() -> None:
     """Soak seed 19002: `x[:k] = jnp.where(c, a if t >= s else -1.0, ...)`: a ternary of an
     array and a Python number inside a `jnp.where` whose value is stored into `x`'s items (of

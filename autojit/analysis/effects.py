@@ -1297,10 +1297,15 @@ _ITEM_UPDATES = frozenset({"set", "add", "multiply", "divide", "power", "min", "
 
 
 def _stored_into_item(node, st) -> bool:
-    """Whether the value of ``node`` (through arithmetic around it) is stored into an array's
-    item: `x[i] = v`, `x[i] += v`, `x.at[i].set(v)` (the converted form)."""
+    """Whether the value of ``node`` (through arithmetic, a selection or an elementwise function
+    around it) is stored into an array's item: `x[i] = v`, `x[i] += v`, `x.at[i].set(v)` (the
+    converted form)."""
     parent = _parent_in(st, node)
-    while isinstance(parent, (gast.BinOp, gast.UnaryOp)) or _selected_by(parent, node):
+    while (
+        isinstance(parent, (gast.BinOp, gast.UnaryOp))
+        or _selected_by(parent, node)
+        or _elementwise_of(parent, node)
+    ):
         node, parent = parent, _parent_in(st, parent)
     if isinstance(parent, (gast.Assign, gast.AugAssign)) and parent.value is node:
         targets = parent.targets if isinstance(parent, gast.Assign) else [parent.target]
@@ -1315,6 +1320,24 @@ def _stored_into_item(node, st) -> bool:
             and f.value.value.attr == "at"
         )
     return False
+
+
+# elementwise functions whose result, stored into an item, is the array's dtype either way
+# (as arithmetic's is): `x[i] += jnp.maximum(k, t)`
+_ELEMENTWISE = frozenset({"maximum", "minimum", "abs", "absolute", "negative", "fmax", "fmin"})
+
+
+def _elementwise_of(parent, node) -> bool:
+    """Whether ``parent`` is `jnp.maximum(...)` (or another of ``_ELEMENTWISE``) with ``node``
+    among its positional arguments."""
+    return (
+        isinstance(parent, gast.Call)
+        and not parent.keywords
+        and isinstance(parent.func, gast.Attribute)
+        and parent.func.attr in _ELEMENTWISE
+        and isinstance(parent.func.value, gast.Name)
+        and any(a is node for a in parent.args)
+    )
 
 
 def _selected_by(parent, node) -> bool:

@@ -157,6 +157,9 @@ class _Conditionals:
         self.test_rewrites: dict[object, tuple[list, list]] = {}
         # traced `if`s -> the names computed again in the branch that reads them (not operands)
         self.recomputed: dict[object, frozenset[str]] = {}
+        # `if` -> (branch, statement) for each value computed again in a branch, and the change
+        # that says so: taken back where the `if` is then refused
+        self.rematerialized: dict[object, tuple[list, object]] = {}
         # the branch functions made here, by id; kept alive, so that an id is not reused by a later
         # node (a freed function's id given to an Assign made `id(st) in created` true)
         self.created: dict[int, object] = {}
@@ -182,6 +185,7 @@ class _Conditionals:
             try:
                 self._convert_if(s, block)
             except _Refused as r:
+                self._undo_rematerialize(s)
                 self.ctx.refuse(r.code, r.node, r.reason)
                 self._keep_test(s)
             # the statements around it hold new code now: their memoised activity is stale
@@ -846,6 +850,7 @@ class _Conditionals:
                 try:
                     self._convert_if(nodes[k], nodes[k - 1].orelse)
                 except _Refused as r:
+                    self._undo_rematerialize(nodes[k])
                     self.ctx.refuse(r.code, r.node, r.reason)
             self._check_branches(s)
         if chain is None:
@@ -1515,6 +1520,7 @@ class _Conditionals:
         writes = an.activity.of_block(s.body + s.orelse).writes
         live = an.live_out(s)
         done: set[str] = set()
+        inserted: list = []
         for n in sorted(reads[0] ^ reads[1]):
             if n in writes or n in live:
                 continue
@@ -1529,9 +1535,11 @@ class _Conditionals:
             )
             self.stand_in[again] = self.stand_in.get(s, s)
             branch.insert(0, again)
+            inserted.append((branch, again))
             done.add(n)
         if done:
             self.recomputed[s] = frozenset(done)
+            self.rematerialized[s] = (inserted, len(self.ctx.changes))
             self.ctx.change(
                 "AJ101",
                 s,
@@ -1539,6 +1547,18 @@ class _Conditionals:
                 f"reads it, not passed to `lax.cond`: its derivative is infinite or undefined "
                 f"somewhere, and the branch not taken would make its gradient NaN there",
             )
+
+    def _undo_rematerialize(self, s) -> None:
+        """Take back what :meth:`_rematerialize` did for ``s``, an `if` then refused: it is
+        left as the user wrote it (converting the output again must find the same)."""
+        done = self.rematerialized.pop(s, None)
+        if done is None:
+            return
+        inserted, at = done
+        for branch, again in inserted:
+            branch[:] = [st for st in branch if st is not again]
+        self.recomputed.pop(s, None)
+        del self.ctx.changes[at]
 
     def _singular_source(self, block: list, k: int, n: str):
         """The assignment `n = e` of the user's that last binds ``n`` before ``block[k]``, where
@@ -1960,7 +1980,16 @@ class _Conditionals:
                         if target != vals[i].dtype:
                             _set_slot(rets[i], k, len(plan.outs), replace_expr(f"{target}(N)", N=n))
                         continue
-                    if _may_be_number(vals[i], exprs[i]):
+                    # (a loop body's carry that enters the loop as a Python number is one in
+                    # the trace for the carry's type only: the loop runs on the carry, an array
+                    # of the loop's type, as the loops rule takes it for the body's other reads;
+                    # its zero-trip case is that rule's, AJ932. Another width of the same kind
+                    # met in the body, float16 data against a float32 carry, is not known:
+                    # README, Limitations)
+                    carried = not vals[i].static and n in getattr(
+                        self.ctx.fn, "_aj_number_params", ()
+                    )
+                    if _may_be_number(vals[i], exprs[i]) and not carried:
                         self._refuse_weak_or_strong_read(
                             s, n, vals[i].dtype, vals[j].dtype, exprs[j]
                         )

@@ -130,18 +130,23 @@ def test_oracle_catches_a_wrong_decoration(monkeypatch: pytest.MonkeyPatch) -> N
     assert out.kind == "decorator-wrong", out.report()
 
 
-def test_oracle_catches_a_wrong_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The oracle itself: a conversion that changes a value is reported as `wrong`."""
+def _break_conversions(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    """Make every `autojit.convert_source` write ``new`` where its output has ``old``."""
     import autojit
 
     real = autojit.convert_source
 
     def broken(text: str, *args: Any, **kwargs: Any) -> Any:
         conv = real(text, *args, **kwargs)
-        conv.text = conv.text.replace("s = 0.5", "s = 0.25")
+        conv.text = conv.text.replace(old, new)
         return conv
 
     monkeypatch.setattr(autojit, "convert_source", broken)
+
+
+def test_oracle_catches_a_wrong_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle itself: a conversion that changes a value is reported as `wrong`."""
+    _break_conversions(monkeypatch, "s = 0.5", "s = 0.25")
     src = "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = 0.5\n    return x, s\n"
     x = np.zeros(3, np.float32)
     out = oracle.run(src, [(x, x, np.float32(1), 0)])
@@ -170,22 +175,13 @@ def test_oracle_catches_a_conversion_wrong_on_other_dtypes(monkeypatch: pytest.M
     to float32 (what the loops converter did to a start the body widens) is reported as
     `wrong-other-dtype` on int32 and bool data; a Python float that one path leaves where the
     conversion gives float16 (one dtype under jit) is not."""
-    import autojit
-
-    real = autojit.convert_source
-
-    def broken(text: str, *args: Any, **kwargs: Any) -> Any:
-        conv = real(text, *args, **kwargs)
-        conv.text = conv.text.replace("s = x.sum()", "s = jnp.float32(x.sum())")
-        return conv
-
-    monkeypatch.setattr(autojit, "convert_source", broken)
+    _break_conversions(monkeypatch, "s = x.sum()", "s = jnp.float32(x.sum())")
     src = "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = x.sum()\n    return x, s\n"
     x = np.ones(3, np.float32)
     out = oracle.run(src, [(x, x, np.float32(1), 0)], other_dtypes=True)
     assert out.kind == "wrong-other-dtype", out.report()
     assert "int32 data" in out.detail, out.detail
-    monkeypatch.setattr(autojit, "convert_source", real)
+    monkeypatch.undo()
     kept = (
         "import jax.numpy as jnp\n\ndef f(x, y, a, k):\n    s = 0.5\n"
         "    if a > 2:\n        s = x[0]\n    return s\n"

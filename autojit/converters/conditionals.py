@@ -159,7 +159,7 @@ class _Conditionals:
         self.recomputed: dict[object, frozenset[str]] = {}
         # `if` -> (branch, statement) for each value computed again in a branch, and the change
         # that says so: taken back where the `if` is then refused
-        self.rematerialized: dict[object, tuple[list, object]] = {}
+        self.rematerialized: dict[object, tuple[list[tuple[list, object]], object]] = {}
         # the branch functions made here, by id; kept alive, so that an id is not reused by a later
         # node (a freed function's id given to an Assign made `id(st) in created` true)
         self.created: dict[int, object] = {}
@@ -1539,7 +1539,6 @@ class _Conditionals:
             done.add(n)
         if done:
             self.recomputed[s] = frozenset(done)
-            self.rematerialized[s] = (inserted, len(self.ctx.changes))
             self.ctx.change(
                 "AJ101",
                 s,
@@ -1547,6 +1546,7 @@ class _Conditionals:
                 f"reads it, not passed to `lax.cond`: its derivative is infinite or undefined "
                 f"somewhere, and the branch not taken would make its gradient NaN there",
             )
+            self.rematerialized[s] = (inserted, self.ctx.changes[-1])
 
     def _undo_rematerialize(self, s) -> None:
         """Take back what :meth:`_rematerialize` did for ``s``, an `if` then refused: it is
@@ -1554,11 +1554,11 @@ class _Conditionals:
         done = self.rematerialized.pop(s, None)
         if done is None:
             return
-        inserted, at = done
+        inserted, change = done
         for branch, again in inserted:
             branch[:] = [st for st in branch if st is not again]
         self.recomputed.pop(s, None)
-        del self.ctx.changes[at]
+        self.ctx.changes[:] = [c for c in self.ctx.changes if c is not change]
 
     def _singular_source(self, block: list, k: int, n: str):
         """The assignment `n = e` of the user's that last binds ``n`` before ``block[k]``, where

@@ -691,16 +691,26 @@ def splice_block(renderer: Renderer, src: SourceText, parent, field: str) -> Non
     groups: dict[int, list] = {}
     inserts_before: dict[int, list] = {}
     pending: list = []
+    # (the block's order is kept: a statement that neither is an original nor replaces one,
+    # `a = a * 2.0` of a loop's `else:` put after the loop, goes with the replacement just
+    # before it, else before the next statement, kept or replaced)
+    last_group: list | None = None
     for s in cur:
         if id(s) in present:
             if pending:
                 inserts_before.setdefault(id(s), []).extend(pending)
                 pending = []
+            last_group = None
             _splice_stmt(renderer, src, s)
             continue
         target = getattr(s, "_aj_replaces", None)
         if target is not None and id(target) in orig_ids and id(target) not in present:
-            groups.setdefault(id(target), []).append(s)
+            last_group = groups.setdefault(id(target), [])
+            last_group += pending
+            pending = []
+            last_group.append(s)
+        elif last_group is not None:
+            last_group.append(s)
         else:
             pending.append(s)
     nl = newline_of(src.text_)

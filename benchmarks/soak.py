@@ -2,6 +2,7 @@
 
     python benchmarks/soak.py 10000 [--out fuzz-failures] [--seed 0] [--jobs 2]
                               [--timeout 60] [--no-reduce] [--decorator] [--other-dtypes]
+                              [--rich]
 
 Generates N programs with the strategies in ``tests/fuzz/generator.py`` (duplicates skipped),
 converts each with ``autojit.convert_source(..., all_functions=True)`` and compares the eager
@@ -14,7 +15,9 @@ and static arguments (twice the jit compilations: about twice the time). With
 ``--other-dtypes``, each program converted and equal also runs on int32, float16, bool, int8
 and bfloat16 data against its original run eagerly on jax arrays
 (``oracle.run_on_other_dtypes``): a silently different value, shape or dtype there is a
-``wrong-other-dtype``.
+``wrong-other-dtype``. With ``--rich``, the programs also use the generator's rich constructs
+(augmented and compound-mask item updates, slices, aliases and views, copies, nested defs,
+reversed and dependent loops, loop ``else`` clauses; ``tests/fuzz/generator.py``).
 Prints programs, converted, refused, wrong, crashes and the other bug kinds; writes
 every failing program (the first few of each kind reduced to a minimal one) to ``--out``.
 Exit status 1 when any bug was found.
@@ -45,8 +48,9 @@ REDUCE_PER_KIND = 3  # reducing costs ~150 runs: the first few of each kind per 
 BUGS = (*PROGRAM_BUGS, "hang")
 
 
-def generate(n: int, seed: int) -> tuple[list[Any], int]:
-    """N generated programs (hypothesis, seeded); returns the unique ones and the count."""
+def generate(n: int, seed: int, rich: bool = False) -> tuple[list[Any], int]:
+    """N generated programs (hypothesis, seeded; ``rich``: with the generator's rich
+    constructs); returns the unique ones and the count."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
@@ -64,7 +68,7 @@ def generate(n: int, seed: int) -> tuple[list[Any], int]:
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases())
+    @given(cases(rich=rich))
     def one(program: Any) -> None:
         generated[0] += 1
         if program.source not in seen:
@@ -172,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run each program on int32, float16, bool, int8 and bfloat16 data",
     )
+    p.add_argument(
+        "--rich",
+        action="store_true",
+        help="generate with the rich constructs too (tests/fuzz/generator.py)",
+    )
     p.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
@@ -185,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Path(a.out).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    programs, generated = generate(a.n, a.seed)
+    programs, generated = generate(a.n, a.seed, a.rich)
     print(f"generated {generated} programs, {len(programs)} distinct", flush=True)
     tmp = tempfile.mkdtemp(prefix="autojit-soak-")
     print(f"per-program results: {tmp}/results*.jsonl", flush=True)

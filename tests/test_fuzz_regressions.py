@@ -24,6 +24,91 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "loop, after",
+    [
+        ("while i < n and a >= c * 0.5:\n        i += 1", "x[1] = a"),
+        ("while i < n and a >= c * 0.5:\n        i += 1", "s = s + 1.0\n    x[1] = s"),
+        ("for j in range(n):\n        s = s + x[j]", "x[1] = a"),
+    ],
+)
+@pytest.mark.parametrize("orelse", ["x[1] = t", "s = s * 2.0"])
+def test_a_loop_else_clause_stays_before_the_statements_after_the_loop(loop, after, orelse):
+    """Soak seed 21003 (--rich, wrong): `while ...: i += 1` / `else: x[1] = t`, then `x[1] =
+    a`. The converted loop's `else:` statements (kept after the `while_loop`, no `break`) were
+    written out after the next statement when that one was rewritten too (`x = x.at[1].set(a)`
+    before `x = x.at[1].set(t)`): silently wrong. The block's order is kept now."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        f"    t = -1.0\n    c = 0\n    i = 0\n    {loop}\n    else:\n        {orelse}\n"
+        f"    {after}\n    return (x, y, s, t, c)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    _twice(src)
+
+
+@pytest.mark.parametrize("first", ["a * 2.0", "x"])
+def test_a_function_defined_twice_hands_back_what_either_definition_returns(first) -> None:
+    """Hand probe (round 21): `def g` in each branch of a static `if`, one returning `x`; `w =
+    g()`, then `x[0] = a` and `w` read. The aliasing analysis kept only one definition of
+    `g` (the one it saw last), so where that one returned a new array `w` was not taken for
+    `x`'s: `.at[0].set` left `w` with the old values (silently wrong on NumPy's meaning). Every
+    definition of a name counts now; the update is refused (AJ901) either way round."""
+    second = "x" if first != "x" else "a * 2.0"
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, a, flag):\n    a = jnp.abs(a)\n"
+        f"    if flag:\n        def g():\n            return {first}\n"
+        f"    else:\n        def g():\n            return {second}\n"
+        "    w = g()\n    x[0] = a\n    return x, w\n"
+    )
+    conv = autojit.convert_source(src, all_functions=True)
+    assert [r.code for r in conv.refusals] == ["AJ901"], conv.refusals
+    assert "x[0] = a" in conv.text
+    out = oracle.run(src, [(X, np.float32(0.5), flag) for flag in (True, False)])
+    assert out.kind in oracle.OK, out.report()
+
+
+def test_a_call_of_a_closure_that_computes_a_new_value_does_not_alias_what_it_reads() -> None:
+    """Soak seed 21002 (--rich, not idempotent): `def g(v): return v * 0.5 + x[0]` and `s =
+    g(s)` in a `while` loop, then `x[0] = s` after it. A call of a nested function was taken
+    to hand back everything it reads (`x`), so `s` shared `x`'s array and the update was
+    refused; once the loop was a `while_loop` (its results new arrays) it was converted, so
+    converting the output again changed it. A nested function's call hands back what its
+    `return`s may (here nothing: arithmetic), its parameters read as the arguments."""
+    src = (  # (`s = a` in the `if`: the call's result shared `a`'s, and so `x`'s, array)
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = 0.0\n"
+        "    i = 0\n    while i < n and a > s:\n        i += 1\n"
+        "        def g(v):\n            return v * 0.5 + x[0]\n        s = g(s * -1.0)\n"
+        "        if s > a:\n            s = a\n    x[0] = s\n    return x, y, s\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert "x = x.at[0].set(s)" in _twice(src)
+    # a closure that returns what it is given, or what it reads, still shares it
+    for ret in ("v", "x", "(v, 1.0)"):
+        held = src.replace("return v * 0.5 + x[0]", f"return {ret}").replace(
+            "s = g(s * -1.0)", "s = g(x)"
+        )
+        conv = autojit.convert_source(held, all_functions=True)
+        assert "AJ901" in [r.code for r in conv.refusals], (ret, conv.text)
+
+
+def test_a_function_a_branch_defines_before_calling_it_is_not_a_cond_operand() -> None:
+    """Soak seed 21002 (--rich, jit-error): `def g(v): ...` before a traced `if` whose branch
+    defines `g` again and calls it. The branch both binds and reads `g`, so `g` was given to
+    `lax.cond` as an operand: "Argument <function g> is not a valid JAX type" under jit, with
+    no rule code. A name the branch binds before it reads it is the branch function's own."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    def g(v):\n"
+        "        return v * 0.5 + a\n    s = g(x[0])\n    if x[1] > a:\n        def g(v):\n"
+        "            return v * 2.0\n        s = g(x[2])\n    return x, y, s\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert "_then(x, s)" in _twice(src)
+
+
 def test_a_while_kept_on_a_static_condition_is_not_put_in_a_loop_that_makes_it_traced() -> None:
     """Soak seed 19002 (also on the code before that round): `while m < n and i > 0:` inside
     `for j in range(k):` inside `for i in range(1, n, 2):` was kept as Python (its condition

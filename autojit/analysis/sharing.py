@@ -75,13 +75,23 @@ class Sharing:
             if isinstance(s, gast.ClassDef):
                 continue
             if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                self._closures[s.name] = _free_reads(s) - {s.name}
-                self._returned[s.name] = _returns_of(s)
+                # (a name defined more than once, `def g` in each branch: a call may run any
+                # of them, so it reads and returns what any of them does)
+                again = s.name in self._returned
+                self._closures.setdefault(s.name, set()).update(_free_reads(s) - {s.name})
+                self._returned.setdefault(s.name, []).extend(_returns_of(s))
                 a = s.args
-                if not (a.vararg or a.kwarg or a.kwonlyargs or a.defaults):
-                    self._params[s.name] = [
-                        p.id for p in [*a.posonlyargs, *a.args] if isinstance(p, gast.Name)
-                    ]
+                params = (
+                    [p.id for p in [*a.posonlyargs, *a.args] if isinstance(p, gast.Name)]
+                    if not (a.vararg or a.kwarg or a.kwonlyargs or a.defaults)
+                    else None
+                )
+                if again and self._params.get(s.name, params) != params:
+                    params = None  # (defined with other parameters: not read place by place)
+                if params is None or (again and s.name not in self._params):
+                    self._params.pop(s.name, None)
+                else:
+                    self._params[s.name] = params
             # (a nested function's body too, its names taken as the function's own: more
             # joined, never fewer; autojit's own branch and loop-body functions are read so,
             # which keeps what converting its output again refuses the same)
@@ -89,6 +99,17 @@ class Sharing:
                 stack.extend(_live(getattr(s, f, None) or ()))
             for h in getattr(s, "handlers", None) or ():
                 stack.extend(_live(h.body))
+        # names bound otherwise than by a `def` (`g = h`, a parameter, a loop target), and
+        # the functions defined with a `yield`
+        self._bound_otherwise = {
+            n.id for n in walk(fn) if type(n) is gast.Name and type(n.ctx) is not gast.Load
+        }
+        self._generators = {
+            s.name
+            for s in statements
+            if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef))
+            and any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in walk(s))
+        }
         for s in statements:
             self._statement(s)
 
@@ -354,6 +375,9 @@ class Sharing:
                 if not self._scope.binds(name):
                     return set()
         if isinstance(f, gast.Name) and f.id in self._local_names:
+            returned = self._def_call_refs(f.id, call)
+            if returned is not None:
+                return returned
             # a function of this one (a closure, a lambda): it and what it holds may come back
             out = {f.id} | {n for n in self._closures.get(f.id, ()) if not self._module_name(n)}
             for a in args:
@@ -370,6 +394,37 @@ class Sharing:
             out = set()
         for a in args:
             out |= self._refs(a, s)  # a user's function may return its argument
+        return out
+
+    def _def_call_refs(self, name: str, call) -> set[str] | None:
+        """What a call of a function this one defines (`def g(v): return v * 0.5 + x[0]`) may
+        hand back: what its `return`s may (`v * 0.5 + x[0]`: nothing), its parameters read as
+        the arguments given. None where that is not known: the name is bound otherwise too
+        (`g = h`, a parameter), or a definition yields (a generator holds what it reads)."""
+        returns = self._returned.get(name)
+        if returns is None or name in self._bound_otherwise or name in self._generators:
+            return None
+        params = self._params.get(name)
+        given: dict[str, set[str]] | None = None
+        every_arg: set[str] = set()
+        if (
+            params is not None
+            and not call.keywords
+            and len(call.args) == len(params)
+            and not any(isinstance(a, gast.Starred) for a in call.args)
+        ):
+            given = {p: self._refs(a, call) for p, a in zip(params, call.args, strict=True)}
+        else:  # (a parameter may be any argument)
+            for a in [*call.args, *(k.value for k in call.keywords)]:
+                every_arg |= self._refs(a, call)
+        out = {name} | every_arg
+        self._returned[name] = []  # (a recursive function: read once)
+        try:
+            for r in returns:
+                for n in self._refs(r.value, r):
+                    out |= given.get(n, {n}) if given is not None else {n}
+        finally:
+            self._returned[name] = returns
         return out
 
     def _is_array(self, node, s) -> bool:

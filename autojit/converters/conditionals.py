@@ -1460,7 +1460,10 @@ class _Conditionals:
         rebinds: set[str] = set()
         for b in branches:
             act = an.activity.of_block(b)
-            rebinds |= act.reads & act.writes
+            # (a name the branch binds before it reads it, `def g(v): ...` then `g(x)`, is the
+            # branch's own: not given in; a statement the analysis has not seen narrows nothing)
+            entry = an.liveness.live_in.get(id(b[0])) if b else an.live_out(s)
+            rebinds |= act.reads & act.writes & (act.reads if entry is None else entry)
             # a name the branch assigns on some paths only: its other paths give the incoming
             # value, which a closure cannot once the name is local to the branch function
             rebinds |= (set(reads) & act.writes) - set(surely_assigned(b))

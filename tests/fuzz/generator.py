@@ -19,6 +19,17 @@ if/elif/else, ternaries, ``and``/``or``/``not``, chained comparisons, ``for`` lo
 programs also define ``h(v, b)``, which updates its argument in place and returns it, and call
 it on ``x`` / ``y``: its result in place of the array, ignored, indexed, or on a new array.
 
+With ``rich=True`` (``benchmarks/soak.py --rich``) the body also draws from constructs the
+default programs leave out: every augmented item operator with an exact operand (``x[i] *= 0.5``,
+``x[i] /= 2.0``), masked augmented updates and compound masks (``x[(x > 0.) & (y < s)] = v``,
+``x[~(y > 0.)] += a``), stepped and overlapping slices (``x[::2] = v``, ``x[1:] = x[:-1]``), a
+traced integer index (``x[c % n]``), swaps through tuple targets, aliases and views read after
+an update of their array (``w = x[1:]``), copies updated on their own, a nested ``def`` reading
+the function's names, int ternaries, counts (``jnp.sum(jnp.where(x > s, 0.5, 0.))``), reversed
+and dependent ``range`` loops (``range(n - 1, -1, -1)``, ``range(i)``) and ``for``/``while``
+loops with an ``else`` clause. The default programs (``rich=False``) are drawn exactly as
+before, so a seed gives the same programs it always gave.
+
 The programs are valid eager Python on NumPy inputs by construction: every index is in range
 (loop indices are bounded by ``n`` or ``k <= 3 <= n``), every loop terminates (a ``while`` loop is
 ``while i < n and <cond>:`` with ``i += 1`` as its first statement), every name is defined before
@@ -77,8 +88,9 @@ class _Scope:
 class _Gen:
     """Builds one program; ``draw`` is hypothesis' draw function."""
 
-    def __init__(self, draw: Any, max_stmts: int, max_depth: int) -> None:
+    def __init__(self, draw: Any, max_stmts: int, max_depth: int, rich: bool = False) -> None:
         self.draw = draw
+        self.rich = rich
         self.budget = max_stmts
         self.max_depth = max_depth
         self.ret = "return x, y, s, t, c"
@@ -97,7 +109,7 @@ class _Gen:
         """An index that is in range for arrays of length n >= 3."""
         options = ["0", "1", "-1", "n - 1", "2"]
         for var, kind in sc.loops:
-            if kind in ("range_n", "range_k", "range_2"):
+            if kind in ("range_n", "range_k", "range_2", "range_rev", "range_dep"):
                 options += [var, var]
             elif kind == "while":
                 options += [f"{var} - 1", f"{var} - 1"]
@@ -112,7 +124,18 @@ class _Gen:
             if kind == "iter":
                 leaves.append(var)
         composites = ["BIN", "SCALE", "RED", "TERN", "ABS", "MAXMIN", "STATIC", "WHERE"]
+        if self.rich:
+            leaves += ["COUNTED", "TRACED_IDX"]
+            composites += ["COUNT_RED"]
         kind = self.pick(leaves + (composites if depth < 2 else []))
+        if kind == "COUNTED":  # the int count as a float
+            return "c * 0.5"
+        if kind == "TRACED_IDX":  # an index that is traced once `c` is
+            return f"{self.pick(ARRAYS)}[c % n]"
+        if kind == "COUNT_RED":  # a count of the elements over a bound, as a float
+            # (not `jnp.sum(x > s) * 0.5`: NumPy's int32 sum times a float is float64)
+            arr, bound = self.pick(ARRAYS), self.pick(["0.0", "s", "a"])
+            return f"jnp.sum(jnp.where({arr} > {bound}, 0.5, 0.0))"
         if kind == "CONST":
             return self.pick(FLOAT_CONSTS)
         if kind == "ARR[IDX]":
@@ -161,7 +184,7 @@ class _Gen:
         """A static condition (shape-derived, the static int k, a static loop index)."""
         options = ["k > 1", "n > 3", "k == 0", "n == 3", "k >= n - 2"]
         for var, kind in sc.loops:
-            if kind in ("range_n", "range_k", "range_2"):
+            if kind in ("range_n", "range_k", "range_2", "range_rev", "range_dep"):
                 options += [f"{var} % 2 == 0", f"{var} > 0"]
         return self.pick(options)
 
@@ -199,7 +222,11 @@ class _Gen:
             kinds += ["RETURN"]
         if self.helper:
             kinds += ["CALL", "CALL"]
+        if self.rich:
+            kinds += RICH_STATEMENTS
         kind = self.pick(kinds)
+        if kind in RICH_STATEMENTS:
+            return self.rich_stmt(kind, sc, ind)
         if kind == "ASSIGN":
             return [f"{ind}{self.pick(FLOAT_SCALARS)} = {self.fexpr(sc)}"]
         if kind == "AUG":
@@ -289,8 +316,18 @@ class _Gen:
 
     def for_stmt(self, sc: _Scope, ind: str) -> list[str]:
         var = self.loop_var(sc)
-        form = self.pick(["range_n", "range_k", "range_2", "iter", "enum"])
-        if form == "range_n":
+        forms = ["range_n", "range_k", "range_2", "iter", "enum"]
+        outer = [v for v, kind in sc.loops if kind in ("range_n", "range_k", "range_rev")]
+        if self.rich:
+            forms += ["range_rev", "reversed"] + (["range_dep"] if outer else [])
+        form = self.pick(forms)
+        if form == "range_rev":
+            head = f"for {var} in range(n - 1, -1, -1):"
+        elif form == "reversed":
+            head, form = f"for {var} in reversed(range(n)):", "range_rev"
+        elif form == "range_dep":  # a trip count that is the index of a loop around it
+            head = f"for {var} in range({self.pick(outer)}):"
+        elif form == "range_n":
             head = f"for {var} in range(n):"
         elif form == "range_k":
             head = f"for {var} in range(k):"
@@ -303,15 +340,86 @@ class _Gen:
         body_sc = self.inner(sc, (var, form))
         if form == "enum":
             body_sc.loops.append((f"v{var}", "iter"))
-        return [ind + head] + self.block(body_sc, ind + "    ")
+        return [ind + head] + self.block(body_sc, ind + "    ") + self.loop_else(sc, ind)
 
     def while_stmt(self, sc: _Scope, ind: str) -> list[str]:
         var = self.loop_var(sc)
         cond = self.cond(sc) if self.chance(0.8) else None
         head = f"while {var} < n and ({cond}):" if cond else f"while {var} < n:"
         body = [f"{ind}    {var} += 1"] + self.block(self.inner(sc, (var, "while")), ind + "    ")
-        return [f"{ind}{var} = 0", ind + head] + body
+        return [f"{ind}{var} = 0", ind + head] + body + self.loop_else(sc, ind)
 
+    def loop_else(self, sc: _Scope, ind: str) -> list[str]:
+        """A loop's `else:` clause (rich programs, one loop in five): it runs where no `break`
+        left the loop."""
+        if not (self.rich and self.chance(0.2)):
+            return []
+        return [f"{ind}else:"] + self.block(self.inner(sc), ind + "    ")
+
+    # -- rich statements ---------------------------------------------------------------------
+    def rich_stmt(self, kind: str, sc: _Scope, ind: str) -> list[str]:
+        arr, other = self.pick(ARRAYS), self.pick(ARRAYS)
+        if kind == "AUG_ITEM":  # every augmented item operator, with an exact operand
+            op, value = self.pick(
+                [("*=", "0.5"), ("*=", "2.0"), ("*=", "-1.0"), ("/=", "2.0"), ("/=", "0.5"),
+                 ("-=", "s"), ("+=", "c * 0.25")]
+            )  # fmt: skip
+            return [f"{ind}{arr}[{self.index(sc)}] {op} {value}"]
+        if kind == "MASK_AUG":
+            op = self.pick(["+=", "-=", "*="])
+            value = self.pick(["0.5", "2.0"]) if op == "*=" else self.fexpr(sc, 1)
+            thr = self.pick(["0.0", "0.5", "s", "a"])
+            return [f"{ind}{arr}[{other} {self.pick(['>', '<'])} {thr}] {op} {value}"]
+        if kind == "MASK_COMPOUND":
+            t1, t2 = self.pick(["0.0", "s", "a"]), self.pick(["0.5", "t", "-0.5"])
+            mask = self.pick(
+                [f"({arr} > {t1}) & ({other} < {t2})", f"~({other} > {t1})",
+                 f"({arr} < {t1}) | ({other} >= {t2})"]
+            )  # fmt: skip
+            return [f"{ind}{arr}[{mask}] = {self.pick(['0.0', '1.5', 's', 'a'])}"]
+        if kind == "SLICE":
+            form = self.pick(["::2", "1::2", "-2:", "k:", "::-1", "SHIFT", "WHOLE"])
+            if form == "SHIFT":  # overlapping source and target: NumPy copies first
+                return [f"{ind}{arr}[1:] = {arr}[:-1]"]
+            if form == "WHOLE":
+                return [f"{ind}{arr}[:] = {other} * 0.5"]
+            return [f"{ind}{arr}[{form}] = {self.fexpr(sc, 1)}"]
+        if kind == "TRACED_INDEX":
+            return [f"{ind}{arr}[c % n] = {self.fexpr(sc, 1)}"]
+        if kind == "SWAP":
+            if self.chance(0.5):
+                return [f"{ind}s, t = t, s"]
+            i, j = self.index(sc), self.index(sc)
+            return [f"{ind}{arr}[{i}], {arr}[{j}] = {arr}[{j}], {arr}[{i}]"]
+        if kind == "ALIAS":  # another name for the array (or a view of it), read after an update
+            view = self.pick([arr, f"{arr}[1:]", f"{arr}[::-1]", f"{arr}.reshape(-1)"])
+            return [
+                f"{ind}w = {view}",
+                f"{ind}{arr}[{self.pick(['0', '1', '-1'])}] = {self.fexpr(sc, 1)}",
+                f"{ind}{self.pick(FLOAT_SCALARS)} = jnp.sum(w) * 0.5",
+            ]
+        if kind == "COPY":  # a copy updated on its own: the array keeps its values
+            made = self.pick([f"jnp.copy({arr})", f"{arr} * 1.0", f"{arr}.copy()"])
+            return [
+                f"{ind}w = {made}",
+                f"{ind}w[{self.index(sc)}] = {self.fexpr(sc, 1)}",
+                f"{ind}{self.pick(FLOAT_SCALARS)} = w[{self.index(sc)}] + {arr}[0]",
+            ]
+        if kind == "LOCAL_DEF":  # a nested function reading the function's names
+            target = self.pick(FLOAT_SCALARS)
+            return [
+                f"{ind}def g(v):",
+                f"{ind}    return v * 0.5 + {self.pick(['s', 't', 'a', 'x[0]'])}",
+                f"{ind}{target} = g({self.fexpr(sc, 1)})",
+            ]
+        # INT_TERNARY
+        return [f"{ind}c = c + 1 if {self.cond(sc, 1)} else c - {self.pick(['0', '1'])}"]
+
+
+RICH_STATEMENTS = [
+    "AUG_ITEM", "MASK_AUG", "MASK_COMPOUND", "SLICE", "TRACED_INDEX", "SWAP", "ALIAS", "COPY",
+    "LOCAL_DEF", "INT_TERNARY",
+]  # fmt: skip
 
 INITS = {
     "s": ("0.0", "a", "jnp.sum(x)", "x[0]", "1.0"),
@@ -320,9 +428,9 @@ INITS = {
 
 
 @st.composite
-def programs(draw: Any, max_stmts: int = 8, max_depth: int = 3) -> str:
-    """Source text of a module defining ``f(x, y, a, k)``."""
-    g = _Gen(draw, max_stmts, max_depth)
+def programs(draw: Any, max_stmts: int = 8, max_depth: int = 3, rich: bool = False) -> str:
+    """Source text of a module defining ``f(x, y, a, k)`` (``rich``: see the module's doc)."""
+    g = _Gen(draw, max_stmts, max_depth, rich)
     sc = _Scope()
     lines = ["import jax.numpy as jnp", "", ""]
     g.helper = g.chance(0.25)
@@ -353,8 +461,10 @@ def inputs(draw: Any, n: int | None = None) -> tuple[Any, ...]:
 
 
 @st.composite
-def cases(draw: Any, n_inputs: int = 2, max_stmts: int = 8, max_depth: int = 3) -> Program:
+def cases(
+    draw: Any, n_inputs: int = 2, max_stmts: int = 8, max_depth: int = 3, rich: bool = False
+) -> Program:
     """A program and ``n_inputs`` argument tuples of one shape (one compile when k is traced)."""
-    src = draw(programs(max_stmts=max_stmts, max_depth=max_depth))
+    src = draw(programs(max_stmts=max_stmts, max_depth=max_depth, rich=rich))
     n = draw(st.integers(3, 5))
     return Program(src, [draw(inputs(n)) for _ in range(n_inputs)])

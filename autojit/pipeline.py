@@ -28,7 +28,7 @@ from .analysis.statics import (
     recompile_warnings,
     static_param_index,
 )
-from .converters import array_updates, conditionals, loops, masked_reductions
+from .converters import array_updates, conditionals, loops, masked_reductions, python_values
 from .converters.base import Context, Names, Options, WordTrigger, word_char
 from .gastconv import ChildFields, ast_to_gast_original, child_nodes, walk_nodes
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
@@ -81,6 +81,7 @@ def _transform_before(text: str, k: int) -> bool:
 # The converters, in order. Each is a module with `convert(ctx)` and `CODES`.
 Converter = Callable[[Context], None]
 CONVERTERS: list[Converter] = [
+    python_values.convert,  # (reports only: first, on the user's code as written)
     masked_reductions.convert,
     array_updates.convert,
     loops.convert,

@@ -188,3 +188,43 @@ def test_oracle_catches_a_conversion_wrong_on_other_dtypes(monkeypatch: pytest.M
     )
     out = oracle.run(kept, [(x, x, np.float32(1), 0)], other_dtypes=True)
     assert out.kind == "converted", out.report()
+
+
+RICH_EXAMPLES = int(os.environ.get("AUTOJIT_FUZZ_RICH_EXAMPLES", "600"))
+
+
+def test_rich_programs_are_converted_or_refused() -> None:
+    """The generator's rich constructs (``cases(rich=True)``: augmented and compound-mask item
+    updates, slices, aliases and views read after an update, copies, nested defs, int
+    ternaries, reversed and dependent loops, loop ``else`` clauses), a fixed sample: every
+    program runs eagerly, and ends converted and equal or refused with a rule code (its first
+    soaks found an `else:` clause written after the next statement, and an alias missed
+    through a function defined twice)."""
+    found: list[tuple[Program, oracle.Outcome]] = []
+    seen: set[str] = set()
+
+    @settings(
+        max_examples=RICH_EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases(rich=True))
+    def sample(program: Program) -> None:
+        if program.source in seen:
+            return
+        seen.add(program.source)
+        found.append((program, oracle.run(program.source, program.inputs)))
+
+    with np.errstate(all="ignore"):
+        sample()
+    text = "\n".join(p.source for p, _ in found)
+    for construct in ("] *= ", "else:\n", "def g(v)", "w = ", "[c % n]", "range(n - 1, -1, -1)"):
+        assert construct in text, construct
+    kinds = collections.Counter(o.kind for _, o in found)
+    assert kinds["converted"] >= len(found) // 3, kinds
+    assert not any(o.is_bug or o.kind == "invalid" for _, o in found), _summary(
+        found, (*oracle.BUGS, "invalid")
+    )

@@ -614,8 +614,10 @@ def _used_as_array(names: list, parents: dict, scope: ModuleScope) -> set[str]:
         name: str = node.id
         parent = parents.get(id(node))
         if isinstance(parent, ast.Subscript) and parent.value is node:
-            if not _constant_index(parent.slice):
-                out.add(name)  # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints)
+            if not _constant_index(parent.slice) or not isinstance(parent.ctx, ast.Load):
+                # x[i], x[mask], x[1:]: an array (a tuple shape is read by ints); `x[0] = v`,
+                # `x[0] += v`: changed in place, never a static (hashable) value
+                out.add(name)
         elif isinstance(parent, ast.Attribute) and parent.value is node:
             if parent.attr in _ARRAY_METHODS:
                 out.add(name)

@@ -61,7 +61,7 @@ INFORMATIONAL_REFUSALS = frozenset({"AJ930"})
 # refusals that report an expression left as it is (a boolean selection, a value-sized call),
 # not a statement: the statement around it may still be rewritten (`print(x[m])` ->
 # `jax.debug.print(...)`), and the refusal still explains a jit error there
-EXPRESSION_REFUSALS = frozenset({"AJ921", "AJ940", "AJ941", "AJ942", "AJ943"})
+EXPRESSION_REFUSALS = frozenset({"AJ921", "AJ940", "AJ941", "AJ942", "AJ943", "AJ945"})
 
 
 def bool_argument(ctx: Context, node):

@@ -24,6 +24,25 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_return_in_a_loop_in_another_loop_s_else_clause_is_judged_by_what_follows() -> None:
+    """Soak seed 21007 (--rich, not idempotent): a `while` with a `return` inside the `else:`
+    clause of a `for`, the function's `return` after the `for`. The `while`, converted first
+    (innermost first), was refused (AJ936: no `return <value>` after it in its block); the
+    `for` was then converted and its `else:` put after it, where converting the output again
+    found the final `return` and converted the `while`. What runs after an `else:` clause is
+    what follows the loop: the `while` is judged the same way both times."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = 0.0\n"
+        "    for i in range(n - 1, -1, -1):\n        s = x[i] * 0.5\n    else:\n"
+        "        j = 0\n        while j < n and a > s:\n            j += 1\n"
+        "            s = s + 1.0\n            if s > 2.0:\n                return x, y, s\n"
+        "        s = s * 2.0\n    return x, y, s\n"
+    )
+    out = check(src)
+    assert not any(r.startswith("AJ936") for r in out.refusals), out.refusals
+    _twice(src)
+
+
 @pytest.mark.parametrize(
     "loop, after",
     [

@@ -1750,12 +1750,15 @@ _PYTHON_ITERATORS = frozenset(
 def _returns_after(fn, block: list, stmt) -> bool:
     """Whether the function always returns a value after ``stmt`` (in ``block``): in the rest of
     the block, or, for the body of an enclosing loop, after that loop (whose own `return`
-    then becomes a flag in turn)."""
+    then becomes a flag in turn), and for its `else:` clause after it too (what runs next
+    there, kept as Python or put after the converted loop)."""
     idx = next(i for i, s in enumerate(block) if s is stmt)
     if always_returns(block[idx + 1 :]):
         return True
     for parent_block, parent in _blocks_of(fn.body):
-        if isinstance(parent, (gast.For, gast.While)) and parent.body is block:
+        if isinstance(parent, (gast.For, gast.While)) and (
+            parent.body is block or parent.orelse is block
+        ):
             return _returns_after(fn, parent_block, parent)
     return False
 

@@ -27,7 +27,8 @@ traced integer index (``x[c % n]``), swaps through tuple targets, aliases and vi
 an update of their array (``w = x[1:]``), copies updated on their own, a nested ``def`` reading
 the function's names, int ternaries, counts (``jnp.sum(jnp.where(x > s, 0.5, 0.))``), reversed
 and dependent ``range`` loops (``range(n - 1, -1, -1)``, ``range(i)``) and ``for``/``while``
-loops with an ``else`` clause. The default programs (``rich=False``) are drawn exactly as
+loops with an ``else`` clause, a 2-D array ``z`` (items, ``z[i][j]``, rows, columns, 2-D
+and row masks) and index arrays (``x[jnp.array([1, 1])] += v``). The default programs (``rich=False``) are drawn exactly as
 before, so a seed gives the same programs it always gave.
 
 The programs are valid eager Python on NumPy inputs by construction: every index is in range
@@ -412,13 +413,37 @@ class _Gen:
                 f"{ind}    return v * 0.5 + {self.pick(['s', 't', 'a', 'x[0]'])}",
                 f"{ind}{target} = g({self.fexpr(sc, 1)})",
             ]
+        if kind == "GRID":  # the 2-D `z` (n by 2): items, rows, columns, masks
+            i, j = self.index(sc), self.pick(["0", "1", "-1"])
+            form = self.pick(["ITEM", "CHAINED", "ROW", "COLUMN", "READ", "MASK2D", "ROWMASK"])
+            if form == "ITEM":
+                op = self.pick(["=", "+=", "*="])
+                value = self.pick(["0.5", "2.0"]) if op == "*=" else self.fexpr(sc, 1)
+                return [f"{ind}z[{i}, {j}] {op} {value}"]
+            if form == "CHAINED":  # `z[i][j] = v`: NumPy's `z[i, j] = v`
+                return [f"{ind}z[{i}][{j}] = {self.fexpr(sc, 1)}"]
+            if form == "ROW":
+                return [f"{ind}z[{i}] = {self.fexpr(sc, 1)}"]
+            if form == "COLUMN":
+                return [f"{ind}z[:, {j}] += {self.pick(ARRAYS)} * 0.5"]
+            if form == "READ":
+                return [f"{ind}{self.pick(FLOAT_SCALARS)} = z[{i}, {j}] + jnp.sum(z[:, {j}])"]
+            if form == "MASK2D":
+                return [f"{ind}z[z > {self.pick(['0.0', 's', 'a'])}] = {self.fexpr(sc, 1)}"]
+            # ROWMASK: a 1-D mask selects rows of the 2-D array, with or without a column
+            col = self.pick(["", ", 0", ", 1"])
+            return [f"{ind}z[{self.pick(ARRAYS)} > {self.pick(['0.0', 's'])}{col}] = {self.fexpr(sc, 1)}"]
+        if kind == "INDEX_ARRAY":  # an index array, with repeats too (`+=` adds once in NumPy)
+            idx = self.pick(["jnp.array([0, 2])", "jnp.array([1, 1])", "jnp.arange(k)"])
+            op = self.pick(["=", "+=", "-="])
+            return [f"{ind}{arr}[{idx}] {op} {self.fexpr(sc, 1)}"]
         # INT_TERNARY
         return [f"{ind}c = c + 1 if {self.cond(sc, 1)} else c - {self.pick(['0', '1'])}"]
 
 
 RICH_STATEMENTS = [
     "AUG_ITEM", "MASK_AUG", "MASK_COMPOUND", "SLICE", "TRACED_INDEX", "SWAP", "ALIAS", "COPY",
-    "LOCAL_DEF", "INT_TERNARY",
+    "LOCAL_DEF", "INT_TERNARY", "GRID", "GRID", "INDEX_ARRAY",
 ]  # fmt: skip
 
 INITS = {
@@ -440,6 +465,9 @@ def programs(draw: Any, max_stmts: int = 8, max_depth: int = 3, rich: bool = Fal
     for name, inits in INITS.items():
         lines.append(f"    {name} = {g.pick(inits)}")
     lines.append("    c = 0")
+    if rich:  # a 2-D array too, returned with the rest
+        lines.append("    z = jnp.zeros((n, 2))")
+        g.ret = "return x, y, s, t, c, z"
     lines += g.block(sc, "    ")
     lines.append("    " + g.ret)
     return "\n".join(lines) + "\n"

@@ -24,6 +24,24 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("exit_", ["", "        if x[i - 1] > 10.0:\n            break\n"])
+def test_a_name_a_loop_s_else_clause_assigns_is_not_live_before_it(exit_: str) -> None:
+    """Soak seed 21008 (--rich, not idempotent): `t = y[1]`, `y[:2] = t`, then a `while` whose
+    `else:` clause assigns `t` before the `return` reads it. Liveness took the loop's exit to
+    skip the `else:` sometimes (as a `break` does, and there was none), so `t`, which may
+    hold `y`'s row, was read after the update (AJ901); once the loop was converted and the
+    clause put after it, it was not (converted the second time). A loop left normally runs
+    its `else:`; with a `break` that can skip it, `t` stays live and the update refused."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    t = y[1]\n    y[:2] = t\n    i = 0\n    while i < n and x[i] > s * 0.5:\n"
+        f"        i += 1\n{exit_}    else:\n        t = -0.25\n    return (x, y, s, t)\n"
+    )
+    out = check(src)
+    assert ("AJ901" in " ".join(out.refusals)) == bool(exit_), out.refusals
+    _twice(src)
+
+
 def test_a_return_in_a_loop_in_another_loop_s_else_clause_is_judged_by_what_follows() -> None:
     """Soak seed 21007 (--rich, not idempotent): a `while` with a `return` inside the `else:`
     clause of a `for`, the function's `return` after the `for`. The `while`, converted first

@@ -61,7 +61,8 @@ class Liveness:
             orelse = self.block(s.orelse, out)
             return self._reads_of_expr(s.test) | body | orelse
         if isinstance(s, gast.While):
-            after = self.block(s.orelse, out) | out
+            # (a loop left normally runs its `else:`; a `break` skips it, to `out`)
+            after = self.block(s.orelse, out)
             test = self._reads_of_expr(s.test)
             head = test | after
             for _ in range(len(act.writes) + 2):
@@ -75,7 +76,7 @@ class Liveness:
             return head
         if isinstance(s, (gast.For, gast.AsyncFor)):
             target = frozenset(self._target_writes(s.target))
-            after = self.block(s.orelse, out) | out
+            after = self.block(s.orelse, out)
             head = after
             for _ in range(len(act.writes) + 2):
                 self._loops.append((head, out))

@@ -24,6 +24,25 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "swap", ["s, t = (t, s)", "(s, t), c = (t, s), c", "s, *rest = t, s, s\n    t = rest[0]"]
+)
+def test_a_swap_takes_every_value_before_binding_any(swap: str) -> None:
+    """Soak seed 21009 (--rich, jit-error): `s = jnp.sum(x)`, `t = 0.0`, then `s, t = (t, s)`.
+    The value analysis bound the targets one by one, each value taken after the ones before
+    were bound, so `t` got the new `s` (the Python 0.0) and `t >= c * 0.5` was judged static:
+    the ternary stayed Python, TracerBoolConversionError under jit with no rule code. Every
+    value of a tuple assignment is taken before any name is bound now."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n"
+        "    s = jnp.sum(x)\n    t = 0.0\n    c = 0\n"
+        f"    {swap}\n    x[1:] = 0.5 if t >= c * 0.5 else y[c % n]\n    return (x, y, s, t)\n"
+    )
+    out = check(src)
+    assert out.kind == "converted", out.report()
+    assert "lax.cond(" in _twice(src)
+
+
 @pytest.mark.parametrize("exit_", ["", "        if x[i - 1] > 10.0:\n            break\n"])
 def test_a_name_a_loop_s_else_clause_assigns_is_not_live_before_it(exit_: str) -> None:
     """Soak seed 21008 (--rich, not idempotent): `t = y[1]`, `y[:2] = t`, then a `while` whose

@@ -250,6 +250,33 @@ class ValueAnalysis:
             _forget(env, target.id)
             env[target.id] = v
         elif isinstance(target, (gast.Tuple, gast.List)):
+            # every value is taken before any name is bound (`s, t = t, s` swaps), and a fact
+            # about a name the statement rebinds (`x, w = x * 2, x[1:]`: w views the old x)
+            # is not one about its new value
+            pairs: list[tuple[str, Value]] = []
+            self._element_values(target, v, value_node, env, pairs)
+            rebound = {name for name, _ in pairs}
+            for name, ev in pairs:
+                if ev.alias_of in rebound or ev.shape_of in rebound:
+                    ev = ev._replace(
+                        alias_of=None if ev.alias_of in rebound else ev.alias_of,
+                        shape_of=None if ev.shape_of in rebound else ev.shape_of,
+                    )
+                _forget(env, name)
+                env[name] = ev
+        elif isinstance(target, gast.Starred):
+            self.bind(target.value, v, env, None)
+        # subscript/attribute stores: the container keeps its kind
+
+    def _element_values(self, target, v: Value, value_node, env: Env, out: list) -> None:
+        """(name, value) for each name of a tuple or list target given ``v`` (``value_node``:
+        its expression, where known), every value taken in ``env`` as it is before the
+        statement."""
+        if isinstance(target, gast.Name):
+            out.append((target.id, v))
+        elif isinstance(target, gast.Starred):
+            self._element_values(target.value, v, None, env, out)
+        elif isinstance(target, (gast.Tuple, gast.List)):
             elts = None
             if isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(
                 target.elts
@@ -257,15 +284,12 @@ class ValueAnalysis:
                 elts = value_node.elts
             for i, t in enumerate(target.elts):
                 if isinstance(t, gast.Starred):
-                    self.bind(t.value, Value(Kind.LIST) if v.static else v, env, None)
-                    continue
-                if elts is not None:
-                    self.bind(t, self.value(elts[i], env), env, elts[i])
+                    self._element_values(t.value, Value(Kind.LIST) if v.static else v, None, env, out)
+                elif elts is not None:
+                    self._element_values(t, self.value(elts[i], env), elts[i], env, out)
                 else:
                     ev = Value(v.kind) if v.kind in (Kind.STATIC, Kind.TRACED) else UNKNOWN
-                    self.bind(t, ev, env, None)
-        elif isinstance(target, gast.Starred):
-            self.bind(target.value, v, env, None)
+                    self._element_values(t, ev, None, env, out)
         # subscript/attribute stores: the container keeps its kind
 
     def bind_loop_target(self, s, env: Env, into: Env) -> None:

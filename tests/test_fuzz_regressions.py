@@ -24,6 +24,32 @@ def check(src: str) -> oracle.Outcome:
 # -- fixed ------------------------------------------------------------------------------------
 
 
+def test_a_loop_s_own_def_is_the_function_it_calls_not_one_defined_outside() -> None:
+    """The rich fuzz sample in CI (not idempotent): `def g(v): return v * 0.5 + t` in a branch
+    before the loop, and in the loop's inner `for` a `def g(v): return v * 0.5 + s` then `t =
+    g(...)`. The loop was refused (AJ931: "`g` reads `t`, which the loop changes") for the `g`
+    defined outside, which the loop never calls (it defines its own first); once the `if` was
+    converted that `g` sat inside a branch function and the loop converted. A name a block
+    binds by a `def` before it names it is the block's own function."""
+    src = (
+        "import jax.numpy as jnp\n\n\ndef f(x, y, a, k):\n    n = x.shape[0]\n    s = a\n"
+        "    t = y[1]\n    if x[0] <= y[-1]:\n        def g(v):\n            return v * 0.5 + t\n"
+        "        t = g(jnp.max(y))\n    i = 0\n    while i < n and k > 1:\n        i += 1\n"
+        "        for j in range(n):\n            def g(v):\n                return v * 0.5 + s\n"
+        "            t = g(jnp.maximum(0.5, t))\n    return x, y, s, t\n"
+    )
+    out = check(src)
+    assert not any(r.startswith("AJ931") for r in out.refusals), out.refusals
+    _twice(src)
+    # a call before the loop's own `def` still reads the one from outside: refused
+    late = src.replace(
+        "            def g(v):\n                return v * 0.5 + s\n            t = g(jnp.maximum(0.5, t))\n",
+        "            t = g(jnp.maximum(0.5, t))\n            def g(v):\n                return v * 0.5 + s\n",
+    )
+    conv = autojit.convert_source(late, all_functions=True)
+    assert "AJ931" in [r.code for r in conv.refusals], conv.text
+
+
 @pytest.mark.parametrize(
     "swap", ["s, t = (t, s)", "(s, t), c = (t, s), c", "s, *rest = t, s, s\n    t = rest[0]"]
 )

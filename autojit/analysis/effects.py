@@ -555,14 +555,47 @@ def stale_closure_read(fn, block: list, writes: set[str]) -> tuple[str, str] | N
     closures = closures_outside(fn, block)
     if not closures:
         return None
-    loaded = set()
-    for st in block:
-        loaded |= names_in(st)
+    loaded = _named_before_own_def(block, set())
     for name in sorted(loaded & closures.keys()):
         stale = sorted(closures[name] & writes)
         if stale:
             return name, stale[0]
     return None
+
+
+def _named_before_own_def(block: list, own: set[str]) -> set[str]:
+    """The names ``block`` names, but for those it names only after a `def` of its own has
+    bound them (`def g(v): ...` then `g(t)`, at the top of the block or of a block inside it:
+    the block's own function, not the one defined outside). A `def` inside a branch or loop
+    counts for that block only (after it the name may hold either)."""
+    own = set(own)
+    out: set[str] = set()
+    for st in block:
+        if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            # (its body as a block of its own, its parameters its own names there)
+            a = st.args
+            params = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs] if isinstance(p, gast.Name)}
+            params |= {p.id for p in (a.vararg, a.kwarg) if isinstance(p, gast.Name)}
+            for d in [*st.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]:
+                out |= names_in(d) - own
+            out |= _named_before_own_def(st.body, own | params) - {st.name}
+            own.add(st.name)
+            continue
+        inner = [getattr(st, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        inner += [h.body for h in getattr(st, "handlers", None) or []]
+        inner += [c.body for c in getattr(st, "cases", None) or []]
+        if not any(inner) or isinstance(st, gast.ClassDef):
+            out |= names_in(st) - own
+            continue
+        for field, value in gast.iter_fields(st):  # (the statement's own expressions)
+            if field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, gast.AST):
+                    out |= names_in(v) - own
+        for b in inner:
+            out |= _named_before_own_def(b, own)
+    return out
 
 
 _PYTHON_ONLY_CALLS = frozenset({"isinstance", "type", "str", "repr", "id", "hash", "format"})

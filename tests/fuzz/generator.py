@@ -28,7 +28,8 @@ an update of their array (``w = x[1:]``), copies updated on their own, a nested 
 the function's names, int ternaries, counts (``jnp.sum(jnp.where(x > s, 0.5, 0.))``), reversed
 and dependent ``range`` loops (``range(n - 1, -1, -1)``, ``range(i)``) and ``for``/``while``
 loops with an ``else`` clause, a 2-D array ``z`` (items, ``z[i][j]``, rows, columns, 2-D
-and row masks) and index arrays (``x[jnp.array([1, 1])] += v``). The default programs (``rich=False``) are drawn exactly as
+and row masks) index arrays (``x[jnp.array([1, 1])] += v``), ``zip`` loops, ``while`` loops on a traced
+float of their own, ``jnp.dot`` and ``jnp.concatenate``. The default programs (``rich=False``) are drawn exactly as
 before, so a seed gives the same programs it always gave.
 
 The programs are valid eager Python on NumPy inputs by construction: every index is in range
@@ -127,12 +128,14 @@ class _Gen:
         composites = ["BIN", "SCALE", "RED", "TERN", "ABS", "MAXMIN", "STATIC", "WHERE"]
         if self.rich:
             leaves += ["COUNTED", "TRACED_IDX"]
-            composites += ["COUNT_RED"]
+            composites += ["COUNT_RED", "DOT"]
         kind = self.pick(leaves + (composites if depth < 2 else []))
         if kind == "COUNTED":  # the int count as a float
             return "c * 0.5"
         if kind == "TRACED_IDX":  # an index that is traced once `c` is
             return f"{self.pick(ARRAYS)}[c % n]"
+        if kind == "DOT":  # (of multiples of 1/4: exact in float32)
+            return f"jnp.dot(x, {self.pick(ARRAYS)}) * 0.5"
         if kind == "COUNT_RED":  # a count of the elements over a bound, as a float
             # (not `jnp.sum(x > s) * 0.5`: NumPy's int32 sum times a float is float64)
             arr, bound = self.pick(ARRAYS), self.pick(["0.0", "s", "a"])
@@ -320,8 +323,13 @@ class _Gen:
         forms = ["range_n", "range_k", "range_2", "iter", "enum"]
         outer = [v for v, kind in sc.loops if kind in ("range_n", "range_k", "range_rev")]
         if self.rich:
-            forms += ["range_rev", "reversed"] + (["range_dep"] if outer else [])
+            forms += ["range_rev", "reversed", "zip"] + (["range_dep"] if outer else [])
         form = self.pick(forms)
+        if form == "zip":  # two arrays' elements at once
+            head = f"for {var}, v{var} in zip(x, y):"
+            body_sc = self.inner(sc, (var, "iter"))
+            body_sc.loops.append((f"v{var}", "iter"))
+            return [ind + head] + self.block(body_sc, ind + "    ") + self.loop_else(sc, ind)
         if form == "range_rev":
             head = f"for {var} in range(n - 1, -1, -1):"
         elif form == "reversed":
@@ -345,6 +353,13 @@ class _Gen:
 
     def while_stmt(self, sc: _Scope, ind: str) -> list[str]:
         var = self.loop_var(sc)
+        if self.rich and self.chance(0.25):
+            # a `while` on a traced float of its own, which ends: `a * 0.5` is at most 1.5
+            body = [f"{ind}    {var} = {var} + 1.0"]
+            body += self.block(self.inner(sc, (var, "iter")), ind + "    ")
+            return [f"{ind}{var} = a * 0.5", f"{ind}while {var} < 2.0:"] + body + self.loop_else(
+                sc, ind
+            )
         cond = self.cond(sc) if self.chance(0.8) else None
         head = f"while {var} < n and ({cond}):" if cond else f"while {var} < n:"
         body = [f"{ind}    {var} += 1"] + self.block(self.inner(sc, (var, "while")), ind + "    ")
@@ -433,6 +448,8 @@ class _Gen:
             # ROWMASK: a 1-D mask selects rows of the 2-D array, with or without a column
             col = self.pick(["", ", 0", ", 1"])
             return [f"{ind}z[{self.pick(ARRAYS)} > {self.pick(['0.0', 's'])}{col}] = {self.fexpr(sc, 1)}"]
+        if kind == "ROLL":  # a whole-array rebinding from its own slices
+            return [f"{ind}{arr} = jnp.concatenate([{arr}[1:], {arr}[:1]])"]
         if kind == "INDEX_ARRAY":  # an index array, with repeats too (`+=` adds once in NumPy)
             idx = self.pick(["jnp.array([0, 2])", "jnp.array([1, 1])", "jnp.arange(k)"])
             op = self.pick(["=", "+=", "-="])
@@ -443,7 +460,7 @@ class _Gen:
 
 RICH_STATEMENTS = [
     "AUG_ITEM", "MASK_AUG", "MASK_COMPOUND", "SLICE", "TRACED_INDEX", "SWAP", "ALIAS", "COPY",
-    "LOCAL_DEF", "INT_TERNARY", "GRID", "GRID", "INDEX_ARRAY",
+    "LOCAL_DEF", "INT_TERNARY", "GRID", "GRID", "INDEX_ARRAY", "ROLL",
 ]  # fmt: skip
 
 INITS = {

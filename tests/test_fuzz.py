@@ -27,20 +27,21 @@ DECORATED = int(os.environ.get("AUTOJIT_FUZZ_DECORATED", "40"))
 OTHER_DTYPED = int(os.environ.get("AUTOJIT_FUZZ_OTHER_DTYPED", "80"))
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> list[tuple[Program, oracle.Outcome]]:
+def _sampled(strategy: Any, examples: int) -> list[tuple[Program, oracle.Outcome]]:
+    """A fixed (derandomized) sample of ``strategy``'s distinct programs, each run through the
+    oracle."""
     found: list[tuple[Program, oracle.Outcome]] = []
     seen: set[str] = set()
 
     @settings(
-        max_examples=EXAMPLES,
+        max_examples=examples,
         deadline=None,
         database=None,
         derandomize=True,
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases())
+    @given(strategy)
     def sample(program: Program) -> None:
         if program.source in seen:
             return
@@ -50,6 +51,11 @@ def outcomes() -> list[tuple[Program, oracle.Outcome]]:
     with np.errstate(all="ignore"):
         sample()
     return found
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> list[tuple[Program, oracle.Outcome]]:
+    return _sampled(cases(), EXAMPLES)
 
 
 def _summary(outs: list[tuple[Program, oracle.Outcome]], kinds: tuple[str, ...]) -> str:
@@ -200,26 +206,7 @@ def test_rich_programs_are_converted_or_refused() -> None:
     program runs eagerly, and ends converted and equal or refused with a rule code (its first
     soaks found an `else:` clause written after the next statement, and an alias missed
     through a function defined twice)."""
-    found: list[tuple[Program, oracle.Outcome]] = []
-    seen: set[str] = set()
-
-    @settings(
-        max_examples=RICH_EXAMPLES,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(rich=True))
-    def sample(program: Program) -> None:
-        if program.source in seen:
-            return
-        seen.add(program.source)
-        found.append((program, oracle.run(program.source, program.inputs)))
-
-    with np.errstate(all="ignore"):
-        sample()
+    found = _sampled(cases(rich=True), RICH_EXAMPLES)
     text = "\n".join(p.source for p, _ in found)
     for construct in ("] *= ", "else:\n", "def g(v)", "w = ", "[c % n]", "z[", "jnp.array(["):
         assert construct in text, construct

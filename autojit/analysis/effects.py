@@ -574,9 +574,13 @@ def _named_before_own_def(block: list, own: set[str]) -> set[str]:
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef)):
             # (its body as a block of its own, its parameters its own names there)
             a = st.args
-            params = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs] if isinstance(p, gast.Name)}
-            params |= {p.id for p in (a.vararg, a.kwarg) if isinstance(p, gast.Name)}
-            for d in [*st.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]:
+            params = {
+                p.id
+                for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                if isinstance(p, gast.Name)
+            }
+            defaults = [d for d in a.kw_defaults if d is not None]
+            for d in [*st.decorator_list, *a.defaults, *defaults]:
                 out |= names_in(d) - own
             out |= _named_before_own_def(st.body, own | params) - {st.name}
             own.add(st.name)

@@ -284,7 +284,8 @@ class ValueAnalysis:
                 elts = value_node.elts
             for i, t in enumerate(target.elts):
                 if isinstance(t, gast.Starred):
-                    self._element_values(t.value, Value(Kind.LIST) if v.static else v, None, env, out)
+                    rest = Value(Kind.LIST) if v.static else v
+                    self._element_values(t.value, rest, None, env, out)
                 elif elts is not None:
                     self._element_values(t, self.value(elts[i], env), elts[i], env, out)
                 else:

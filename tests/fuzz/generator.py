@@ -28,9 +28,10 @@ an update of their array (``w = x[1:]``), copies updated on their own, a nested 
 the function's names, int ternaries, counts (``jnp.sum(jnp.where(x > s, 0.5, 0.))``), reversed
 and dependent ``range`` loops (``range(n - 1, -1, -1)``, ``range(i)``) and ``for``/``while``
 loops with an ``else`` clause, a 2-D array ``z`` (items, ``z[i][j]``, rows, columns, 2-D
-and row masks) index arrays (``x[jnp.array([1, 1])] += v``), ``zip`` loops, ``while`` loops on a traced
-float of their own, ``jnp.dot`` and ``jnp.concatenate``. The default programs (``rich=False``) are drawn exactly as
-before, so a seed gives the same programs it always gave.
+and row masks), index arrays (``x[jnp.array([1, 1])] += v``), ``zip`` loops, ``while`` loops
+on a traced float of their own, ``jnp.dot`` and ``jnp.concatenate``. The default programs
+(``rich=False``) are drawn exactly as before, so a seed gives the same programs it always
+gave.
 
 The programs are valid eager Python on NumPy inputs by construction: every index is in range
 (loop indices are bounded by ``n`` or ``k <= 3 <= n``), every loop terminates (a ``while`` loop is
@@ -447,7 +448,8 @@ class _Gen:
                 return [f"{ind}z[z > {self.pick(['0.0', 's', 'a'])}] = {self.fexpr(sc, 1)}"]
             # ROWMASK: a 1-D mask selects rows of the 2-D array, with or without a column
             col = self.pick(["", ", 0", ", 1"])
-            return [f"{ind}z[{self.pick(ARRAYS)} > {self.pick(['0.0', 's'])}{col}] = {self.fexpr(sc, 1)}"]
+            mask = f"{self.pick(ARRAYS)} > {self.pick(['0.0', 's'])}"
+            return [f"{ind}z[{mask}{col}] = {self.fexpr(sc, 1)}"]
         if kind == "ROLL":  # a whole-array rebinding from its own slices
             return [f"{ind}{arr} = jnp.concatenate([{arr}[1:], {arr}[:1]])"]
         if kind == "INDEX_ARRAY":  # an index array, with repeats too (`+=` adds once in NumPy)

@@ -3438,3 +3438,66 @@ def test_an_array_start_of_a_loop_that_may_run_no_times_keeps_its_dtype(start, b
                 assert y.dtype != jnp.float32 and "carry" in str(exc), exc
                 continue
             _same(expected, got)
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "x = x[1:]",
+        "x = x[:-1] * 0.5 + a",
+        "x = jnp.append(x, a)",
+        "x = jnp.concatenate([x, x[:1]])",
+        "x = x[None]",
+        "x, y = x[::2], y",
+    ],
+)
+def test_a_loop_whose_state_changes_shape_stays_python(update):
+    """Soak round 31 (hand-written): `x = x[1:]` / `x = jnp.append(x, a)` in a loop became a
+    fori_loop carrying `x`, and jit failed with lax's "carry input and carry output must have
+    equal types" and no rule code. Refused now (AJ937); a static range stays Python, which jax
+    unrolls: the same values as eager Python."""
+    src = f"""
+        def f(x, y, a):
+            for i in range(20):
+                {update}
+            return x, y
+        """
+    conv, orig_ns, conv_ns = _convert(src)
+    assert "AJ937" in {r.code for r in conv.refusals}, conv.refusals
+    assert "fori_loop" not in conv.text, conv.text
+    x, y = f32(1.0, 2.0, 3.0), f32(0.5, 0.25, 1.0)
+    if "[1:]" in update or "[::2]" in update or "[:-1]" in update:
+        x = np.arange(40, dtype=np.float32)
+    a = np.float32(0.5)
+    _same(orig_ns["f"](x, y, a), jax.jit(conv_ns["f"])(x, y, a))
+
+
+def test_a_traced_loop_whose_state_changes_shape_is_refused_with_a_code():
+    """A traced trip count (`range(k)`) cannot stay Python under jit either: the refusal names
+    the line (AJ937) instead of lax's carry-type error."""
+    conv, _orig, _conv = _convert(
+        """
+        def f(x, k):
+            for i in range(k):
+                x = x[1:]
+            return x
+        """
+    )
+    refused = [r for r in conv.refusals if r.code == "AJ937"]
+    assert refused and refused[0].location.line == 8, conv.refusals
+
+
+@pytest.mark.parametrize(
+    "update", ["x = x[::-1] * 0.5", "x = x[:, ::-1]", "x = x[...] + a", "x = x - x[0] * 0.5"]
+)
+def test_a_loop_whose_state_keeps_its_shape_is_converted(update):
+    """Whole-axis slices keep the shape: the loop is still converted, and matches."""
+    src = f"""
+        def f(x, a):
+            for i in range(20):
+                {update}
+            return x
+        """
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    conv = check(src, "f", [(x, np.float32(0.5))], codes=("AJ203",))
+    assert not [r for r in conv.refusals if r.code == "AJ937"]

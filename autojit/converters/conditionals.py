@@ -1233,7 +1233,6 @@ class _Conditionals:
         # The Python ints the branches give, which the `lax.cond` makes int32 values: what they
         # may hold, from every write of the function (`k = 5000`, `k *= 10`, `k = k // 2`,
         # `k = BIG`; a value the code does not show, `k = len(x)`, as a size: ASSUMED_INT)
-        constants = self._int_constants()
         given = python_values & {
             n.id
             for st in _walk(s.body + s.orelse)
@@ -1242,6 +1241,7 @@ class _Conditionals:
             for n in ([t] if isinstance(t, gast.Name) else getattr(t, "elts", []))
             if isinstance(n, gast.Name)
         }
+        constants = self._int_constants() if given else {}
         ranges = int_ranges(self.ctx.fn, given, constants, self._assumed_int) if given else {}
         over = (
             int32_overflow(

@@ -55,6 +55,7 @@ from ..analysis.effects import (
     grows_geometrically,
     int_constant,
     literal_ints,
+    named_pairs,
     python_value_use,
     read_by_closures,
     read_telling_weak_from_strong,
@@ -87,7 +88,7 @@ from .conditionals import block_of, floating
 from .normalize import always_returns, surely_assigned
 
 CODES = ("AJ201", "AJ202", "AJ203", "AJ204", "AJ205")
-REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935", "AJ936")
+REFUSAL_CODES = ("AJ930", "AJ931", "AJ932", "AJ933", "AJ934", "AJ935", "AJ936", "AJ937")
 
 # A static `range` with at least this many iterations becomes a fori_loop (see rules/AJ203.md for
 # the measurement: below it, the unrolled loop compiles about as fast and runs faster).
@@ -1397,6 +1398,76 @@ def _same_for_int_and_float(an: FunctionAnalysis, parent, read, st) -> bool:
     return False
 
 
+# jax.numpy functions whose result has another shape than their array arguments (the loop's
+# own state among them: `x = jnp.append(x, v)` grows it at each iteration)
+_RESHAPING_FUNCTIONS = frozenset(
+    f"jax.numpy.{n}"
+    for n in """append concatenate stack hstack vstack dstack column_stack row_stack pad repeat
+    tile insert delete expand_dims outer kron atleast_2d atleast_3d""".split()
+)
+
+
+def _reshaped_state(ctx: Context, an: FunctionAnalysis, loop, plan: _Plan):
+    """(name, assignment) where the loop body gives a name of its state a value made from
+    that name with another shape (`x = x[1:]`, `x = x[0]`, `x = x[None]`, `x = jnp.append(x,
+    v)`): lax's loops carry one shape, and their carry-type error names no rule. None where
+    none is found (a shape the analysis cannot see is left to jax)."""
+    state: set[str] | None = None
+    for st in _own_statements(loop.body):
+        if not isinstance(st, gast.Assign):
+            continue
+        for name, value in named_pairs(st) or []:
+            if not _reshapes(ctx, value, name) or an.value(value, st).static:
+                continue  # (a Python tuple or list, `dims = dims[:-1]`: AJ932's question)
+            if state is None:
+                state = set(_state_names(an, loop, plan))
+            if name in state:
+                return name, st
+    return None
+
+
+def _reshapes(ctx: Context, value, name: str) -> bool:
+    """Whether ``value`` is ``name`` indexed to another shape (a slice that may leave out an
+    item, an integer or `None` index), or a reshaping jax.numpy function given ``name``;
+    also inside arithmetic with values that do not read ``name`` (`x[1:] * 0.5 + a`; not `x -
+    x[0]`, which broadcasts back to the shape of `x`)."""
+    if isinstance(value, gast.BinOp):
+        for one, other in ((value.left, value.right), (value.right, value.left)):
+            if _reshapes(ctx, one, name) and not any(
+                isinstance(n, gast.Name) and n.id == name for n in walk_nodes(other)
+            ):
+                return True
+        return False
+    if isinstance(value, gast.UnaryOp):
+        return _reshapes(ctx, value.operand, name)
+    if isinstance(value, gast.Subscript):
+        if not (isinstance(value.value, gast.Name) and value.value.id == name):
+            return False
+        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        return any(_reshaping_index(p) for p in parts)
+    if isinstance(value, gast.Call):
+        fname = dotted_name(value.func)
+        if not fname or ctx.scope.qualified(fname) not in _RESHAPING_FUNCTIONS:
+            return False
+        args = [*value.args, *(k.value for k in value.keywords)]
+        for a in args:
+            items = a.elts if isinstance(a, (gast.Tuple, gast.List)) else [a]
+            if any(isinstance(e, gast.Name) and e.id == name for e in items):
+                return True
+    return False
+
+
+def _reshaping_index(part) -> bool:
+    """An index part that changes the shape it selects from: an int or `None` (an axis taken
+    away or added), or a slice other than the whole axis (`x[1:]`, `x[:k]`, `x[::2]`)."""
+    if isinstance(part, gast.Constant) and part.value is None:
+        return True
+    if isinstance(part, gast.Slice):
+        whole = part.lower is None and part.upper is None
+        return not (whole and (part.step is None or int_constant(part.step) in (1, -1)))
+    return int_constant(part) is not None
+
+
 def _own_statements(stmts):
     """Every statement of a block, nested ones included; nested functions are yielded but not
     entered."""
@@ -1488,6 +1559,17 @@ def _body_problem(ctx: Context, an: FunctionAnalysis, block: list, loop, plan: _
                 f"after it (or by the next iteration before it): a converted body is a function "
                 f"of its own, where `{kept.name}` would be its own; define it before the loop",
             )
+    reshaped = _reshaped_state(ctx, an, loop, plan)
+    if reshaped is not None:
+        name, st = reshaped
+        return (
+            "AJ937",
+            st,
+            f"`{gast.unparse(st).strip()}` gives `{name}`, which the loop carries, another "
+            f"shape than it had (each iteration may change it again): a converted loop carries "
+            f"one shape; left as Python, which jax unrolls where the range is static (else "
+            f"keep a fixed-size array and a count of the items in use)",
+        )
     if _under_index_error_handler(ctx.fn, loop):
         return (
             "AJ931",

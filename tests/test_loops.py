@@ -3501,3 +3501,48 @@ def test_a_loop_whose_state_keeps_its_shape_is_converted(update):
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     conv = check(src, "f", [(x, np.float32(0.5))], codes=("AJ203",))
     assert not [r for r in conv.refusals if r.code == "AJ937"]
+
+
+@pytest.mark.parametrize("loop", ["for i in range(3):", "while i < 3:"])
+def test_a_short_static_loop_with_a_traced_continue_is_converted(loop):
+    """Round 31 (hand-written): a `continue` under a traced condition in a short static loop
+    (`range(3)`, or `while i < 3` on a Python counter) was refused (AJ914: the loop stays
+    Python, and Python cannot branch on the traced condition), where the same loop with a
+    `break` was converted. A traced `continue` is an exit that needs the loop converted too:
+    the loop becomes a fori_loop / while_loop with the `continue` lowered to a guard."""
+    step = "i += 1" if loop.startswith("while") else "pass"
+    src = f"""
+        def f(x, a):
+            s = jnp.float32(0.0)
+            i = 0
+            {loop}
+                {step}
+                if x[i - 1] < a:
+                    continue
+                s += x[i - 1]
+            return s
+        """
+    calls = [(f32(1.0, -2.0, 3.0), np.float32(a)) for a in (-5.0, 0.0, 2.0, 5.0)]
+    conv = check(src, "f", calls, codes=("AJ205",))
+    assert not [r for r in conv.refusals if r.code == "AJ914"], conv.refusals
+
+
+def test_a_while_whose_counter_stops_at_a_traced_continue_stays_python():
+    """`while i < n:` whose `i += 1` comes after a traced `continue`: where the condition holds,
+    Python loops forever, and a converted loop would hang inside XLA, where nothing
+    interrupts it; the loop stays Python and the `continue` is reported (AJ914)."""
+    conv, _orig, _conv = _convert(
+        """
+        def f(x, a):
+            i = 0
+            s = 0.0
+            while i < 3:
+                if x[i] > a:
+                    continue
+                s += x[i]
+                i += 1
+            return s
+        """
+    )
+    assert "while_loop" not in conv.text, conv.text
+    assert "AJ914" in {r.code for r in conv.refusals}, conv.refusals

@@ -432,12 +432,16 @@ def _keep(ctx: Context, an: FunctionAnalysis, loop, why: str) -> None:
 
 def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     v = _head_value(an, loop, loop.test)
-    if v.static and _traced_exit(an, loop):
-        # `while True:` left by a `break` under a traced condition
+    left = v.static and _traced_exit(an, loop, (gast.Break, gast.Return))
+    if left or (v.static and _traced_exit(an, loop, (gast.Continue,)) and _advanced_first(an, loop)):
+        # `while True:` left by a `break` under a traced condition (or one whose `continue`
+        # is: what runs after it depends on that condition)
         return _Plan(
             "while",
             "AJ201",
-            "`while` left by a `break` on a traced condition -> `{lax}.while_loop`",
+            "`while` left by a `break` on a traced condition -> `{lax}.while_loop`"
+            if left
+            else "`while` with a `continue` on a traced condition -> `{lax}.while_loop`",
             test=loop.test,
         )
     if v.static:
@@ -456,6 +460,19 @@ def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     return _Plan(
         "while", "AJ201", "`while` on a traced condition -> `{lax}.while_loop`", test=loop.test
     )
+
+
+def _advanced_first(an: FunctionAnalysis, loop) -> bool:
+    """Whether every name of a `while` loop's condition that its body assigns is assigned
+    before the body's first statement that may `continue` (`i += 1` first): the loop advances
+    past a traced `continue` too. Where not, the counter may stop at the `continue` (Python
+    loops forever there, and a converted loop inside XLA, where nothing interrupts it): the
+    loop stays Python (AJ914)."""
+    body = loop.body
+    first = next((k for k, st in enumerate(body) if "continue" in _has_exit([st])), len(body))
+    tested = expr_activity(loop.test).reads
+    later = an.activity.of_block(body[first:]).writes & tested
+    return not (later - an.activity.of_block(body[:first]).writes)
 
 
 # the methods of CHANGING_METHODS that a jax array has too (`x.sort()`: AJ305 rewrites it)
@@ -3493,6 +3510,10 @@ def _lower_exits(ctx: Context, block: list, loop, plan: _Plan, forced: dict[gast
             else body
         )
         loop.orelse = orelse
+        if plan.kind == "fori":
+            # (converted by this plan, made for its traced exits: planned again without them,
+            # a short static range would stay Python, its lowered `continue` a traced `if`)
+            forced[loop] = plan
     new_loop._aj_flags = frozenset(f for f in (brk, cont, returned) if f)
     replace_statements(block, [loop], before + [new_loop] + after)
     if not kinds:
@@ -3860,20 +3881,24 @@ class _Unstack(gast.NodeTransformer):
         return node
 
 
-def _traced_exit(an: FunctionAnalysis, loop) -> bool:
-    """Whether a break/return of this loop sits under an `if` whose condition is traced."""
-    return _exit_under_traced_if(an, loop.body, False)
+def _traced_exit(an: FunctionAnalysis, loop, kinds: tuple = (gast.Break, gast.Continue, gast.Return)) -> bool:
+    """Whether a break/continue/return of this loop sits under an `if` whose condition is
+    traced: the loop fails under jit as Python (a `continue` too: what runs after it depends on
+    the traced condition), so it is converted, its exits lowered to flags."""
+    return _exit_under_traced_if(an, loop.body, False, kinds)
 
 
-def _exit_under_traced_if(an: FunctionAnalysis, stmts: list, traced: bool) -> bool:
+def _exit_under_traced_if(an: FunctionAnalysis, stmts: list, traced: bool, kinds: tuple) -> bool:
     # a module function, not a recursive closure: that is a reference cycle (garbage that
     # only the collector frees)
     for st in stmts:
-        if isinstance(st, (gast.Break, gast.Return)) and traced:
+        if isinstance(st, kinds) and traced:
             return True
         if isinstance(st, gast.If):
             t = traced or an.value(st.test, st).kind is not Kind.STATIC
-            if _exit_under_traced_if(an, st.body, t) or _exit_under_traced_if(an, st.orelse, t):
+            if _exit_under_traced_if(an, st.body, t, kinds) or _exit_under_traced_if(
+                an, st.orelse, t, kinds
+            ):
                 return True
     return False
 

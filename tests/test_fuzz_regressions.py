@@ -21,7 +21,7 @@ def check(src: str) -> oracle.Outcome:
     return out
 
 
-# -- fixed ------------------------------------------------------------------------------------
+# -- open -------------------------------------------------------------------------------------
 
 
 # (soak 31002) `h` changes its argument in place; `f` reads `t = y[1]`, maybe a view of `y`,
@@ -49,6 +49,9 @@ def test_a_call_a_helper_s_refusal_relies_on_stays_where_its_caller_has_it(helpe
     out = check(src)
     assert "AJ908" in {r.split()[0] for r in out.refusals}, out.refusals
     assert "y = h(y, a)\n    return x, y, s, t, c" in out.converted, out.converted
+
+
+# -- fixed ------------------------------------------------------------------------------------
 
 
 def test_a_loop_s_own_def_is_the_function_it_calls_not_one_defined_outside() -> None:

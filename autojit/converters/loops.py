@@ -432,10 +432,17 @@ def _keep(ctx: Context, an: FunctionAnalysis, loop, why: str) -> None:
 
 def _while_plan(ctx: Context, an: FunctionAnalysis, loop) -> _Plan | None:
     v = _head_value(an, loop, loop.test)
+    # `while True:` left by a `break` under a traced condition; or a static `while` with a
+    # `continue` under one (what runs after it depends on the condition) that advances its
+    # counter before it
     left = v.static and _traced_exit(an, loop, (gast.Break, gast.Return))
-    if left or (v.static and _traced_exit(an, loop, (gast.Continue,)) and _advanced_first(an, loop)):
-        # `while True:` left by a `break` under a traced condition (or one whose `continue`
-        # is: what runs after it depends on that condition)
+    skips = (
+        not left
+        and v.static
+        and _traced_exit(an, loop, (gast.Continue,))
+        and _advanced_first(an, loop)
+    )
+    if left or skips:
         return _Plan(
             "while",
             "AJ201",
@@ -3881,7 +3888,10 @@ class _Unstack(gast.NodeTransformer):
         return node
 
 
-def _traced_exit(an: FunctionAnalysis, loop, kinds: tuple = (gast.Break, gast.Continue, gast.Return)) -> bool:
+_EXITS = (gast.Break, gast.Continue, gast.Return)
+
+
+def _traced_exit(an: FunctionAnalysis, loop, kinds: tuple = _EXITS) -> bool:
     """Whether a break/continue/return of this loop sits under an `if` whose condition is
     traced: the loop fails under jit as Python (a `continue` too: what runs after it depends on
     the traced condition), so it is converted, its exits lowered to flags."""

@@ -31,6 +31,7 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text_ = text
+        self._ascii = text.isascii()  # (then a byte column is a character column)
         self.line_starts = [0]
         if "\r" not in text:  # the common case, without a regex scan
             find, append = text.find, self.line_starts.append
@@ -53,6 +54,8 @@ class SourceText:
 
     def offset(self, lineno: int, col_byte: int) -> int:
         """Character offset of (1-based line, UTF-8 byte column) as given by ``ast``."""
+        if self._ascii:
+            return self.line_starts[lineno - 1] + col_byte
         line = self.line_text(lineno)
         if line.isascii():
             col = col_byte

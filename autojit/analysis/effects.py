@@ -393,7 +393,7 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
             # module class whose method of that name changes its object
             if owner in scope.modules or owner in scope.imported_names:
                 continue  # (`np.append(...)`: a module's function)
-            changer = _changing_methods(scope).get(call.func.attr)
+            changer = _changing_method_class(scope, call.func.attr)
             if changer is not None:
                 return f"{owner}.{call.func.attr}"
             continue
@@ -411,22 +411,26 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
     return None
 
 
-def _changing_methods(scope) -> dict[str, str]:
-    """method name -> the module class of the first method of that name that changes its
-    object (found once per module)."""
+def _changing_method_class(scope, name: str) -> str | None:
+    """The module class of the first method named ``name`` that changes its object (in the
+    order of the module's classes and their bodies), or None; found once per module and name,
+    only for the names called (a module's methods are not all read)."""
     found = scope.__dict__.get("_aj_changing_methods")
     if found is None:
-        found = {}
-        for cls, node in scope.class_nodes.items():
-            for st in node.body:
-                if (
-                    isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and st.name not in found
-                    and _changes_its_object(st)
-                ):
-                    found[st.name] = cls
-        scope._aj_changing_methods = found
-    return found
+        found = scope._aj_changing_methods = {}
+    if name not in found:
+        found[name] = next(
+            (
+                cls
+                for cls, node in scope.class_nodes.items()
+                for st in node.body
+                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and st.name == name
+                and _changes_its_object(st)
+            ),
+            None,
+        )
+    return found[name]
 
 
 def _changes_its_object(method) -> bool:

@@ -228,21 +228,41 @@ _REBINDING_LINE = re.compile(
 )
 
 
+_WORD_CHAR = re.compile(r"\w")
+# what follows a function's name where it is assigned or annotated (`h = ...`, `h += ...`,
+# `h: T`), whitespace and line breaks between
+_ASSIGNED_AFTER = re.compile(r"\s*(?:[-+*/%@&|^:]|//|\*\*|<<|>>)?=(?!=)|\s*:")
+_BINDING_KEYWORD = re.compile(r"\b(?:def|as|for|import|global|nonlocal|del|lambda|case)\b")
+
+
+def _rebinds_function(text: str, name: str) -> bool:
+    """Whether ``text`` may rebind the function ``name``: the name, not after a word character
+    or a dot, followed by an assignment or a `:`; or written as a whole word after a binding
+    keyword on its line (`def h`, `import m.h`). (Its occurrences found with `str.find`: no
+    pattern compiled per name.)"""
+    i = text.find(name)
+    while i >= 0:
+        j = i + len(name)
+        before = text[i - 1] if i else " "
+        if _WORD_CHAR.match(before) is None:
+            if before != "." and _ASSIGNED_AFTER.match(text, j):
+                return True
+            if (j == len(text) or _WORD_CHAR.match(text, j) is None) and _BINDING_KEYWORD.search(
+                text, text.rfind("\n", 0, i) + 1, i
+            ):
+                return True
+        i = text.find(name, i + 1)
+    return False
+
+
 def may_rebind(text: str, names: set[str], functions: set[str] = frozenset()) -> bool:
     """Whether a function's ``text`` may rebind one of ``names`` (a superset: a line holding
     one of them and an assignment, a keyword argument `f(n=1)` too, or a binding keyword), or
     one of the function names ``functions`` (`h = ...`, `def h`, `as h`, `for h`, `import`).
     (One search for all the functions, and a line looked at only where it names one of
     ``names``.)"""
-    if functions:
-        fs = "|".join(map(re.escape, sorted(functions)))
-        if re.search(
-            rf"(?<![\w.])(?:{fs})\s*(?:[-+*/%@&|^:]|//|\*\*|<<|>>)?=(?!=)|(?<![\w.])"
-            rf"(?:{fs})\s*:|\b(?:def|as|for|import|global|nonlocal|del|lambda|case)\b"
-            rf"[^\n]*\b(?:{fs})\b",
-            text,
-        ):
-            return True
+    if any(_rebinds_function(text, f) for f in functions):
+        return True
     if not names:
         return False
     named = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")

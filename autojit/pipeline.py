@@ -863,8 +863,17 @@ def _own_scope(f) -> tuple[set[str], list[str], list]:
             )
         elif isinstance(node, gast.ImportFrom) and not is_jax_module(node.module or ""):
             own.update(a.asname or a.name for a in node.names)
-        stack.extend(child_nodes(node))
+        for field in _SCOPE_FIELDS[type(node)]:  # (its children, as `child_nodes` lists them)
+            v = getattr(node, field, None)
+            if type(v) is list:
+                stack.extend([x for x in v if isinstance(x, ast.AST)])
+            elif isinstance(v, ast.AST):
+                stack.append(v)
     return own, loads, inner
+
+
+# (contexts and operators, leaves that bind nothing, are not walked)
+_SCOPE_FIELDS = ChildFields(("ctx", "op", "ops"))
 
 
 def _within(report: Change | Refusal, spans: list[Location]) -> bool:

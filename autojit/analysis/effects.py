@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gast
 
-from ..gastconv import child_nodes, walk_nodes
+from ..gastconv import child_nodes, walk_bfs, walk_nodes
 from ..jaxapi import SHAPE_ARGUMENTS, STATIC_ATTRIBUTES
 from ..scope import ModuleScope
 from .activity import expr_activity, function_free_reads, names_in
@@ -74,7 +74,7 @@ def zero_argument_super(text: str, stmts) -> gast.Call | None:
     for st in walk_statements(stmts):
         if isinstance(st, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
-        for n in walk_nodes(st):
+        for n in walk_bfs(st):
             if (
                 isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Name)
@@ -173,7 +173,7 @@ def _defs_called_where_defined(fn, scope: ModuleScope) -> set[int]:
     lambda, class, `yield`, `nonlocal`, nor a `def` of its own but one called so in turn)."""
     uses: dict[str, int] = {}  # name -> how many times fn uses it (loads and stores)
     declared: set[str] = set()  # the names a `nonlocal` / `global` rebinds from elsewhere
-    for n in walk_nodes(fn):
+    for n in walk_bfs(fn):
         t = type(n)
         if t is gast.Name:
             uses[n.id] = uses.get(n.id, 0) + 1
@@ -314,7 +314,7 @@ def effectful_call(fn, scope, block: list) -> str | None:
     the change would happen a number of times of its own."""
     called = set()
     for st in block:
-        for n in walk_nodes(st):
+        for n in walk_bfs(st):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
                 called.add(n.func.id)
     if not called:
@@ -342,7 +342,7 @@ def scope_introspection(block: list, scope) -> str | None:
     `vars()`, `dir()`, `eval(...)`, `exec(...)`): in a branch or loop body function made by the
     conversion it would read that function's names instead."""
     for st in block:
-        for n in walk_nodes(st):
+        for n in walk_bfs(st):
             if (
                 isinstance(n, gast.Call)
                 and isinstance(n.func, gast.Name)
@@ -364,7 +364,7 @@ def _changing_method_call(fn, scope, block: list) -> str | None:
     calls = [
         n
         for st in block
-        for n in walk_nodes(st)
+        for n in walk_bfs(st)
         if isinstance(n, gast.Call)
         and isinstance(n.func, gast.Attribute)
         and isinstance(n.func.value, gast.Name)
@@ -450,7 +450,7 @@ def _changes_its_object(method) -> bool:
 def _changes_name(fn, name: str) -> bool:
     """Whether ``fn`` stores into an attribute or item of ``name``'s object, or calls one of
     its in-place methods (`name.x = v`, `name.items[k] = v`, `name.log.append(v)`)."""
-    for n in walk_nodes(fn):
+    for n in walk_bfs(fn):
         kind = type(n).__name__
         base = None
         if kind in ("Subscript", "Attribute") and type(n.ctx).__name__ in ("Store", "Del"):
@@ -488,7 +488,7 @@ def _changes_outside_of(fn) -> bool:
         if a is not None:
             own.add(getattr(a, "id", None) or getattr(a, "arg", None))
     stores: list = []
-    for n in walk_nodes(fn):
+    for n in walk_bfs(fn):
         kind = type(n).__name__
         if kind in ("Global", "Nonlocal"):
             return True

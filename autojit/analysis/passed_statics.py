@@ -23,7 +23,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from ..gastconv import walk_nodes
+from ..gastconv import walk_bfs, walk_nodes
 
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _LITERALS = (int, float, complex, bool, str, bytes, type(None))
@@ -35,7 +35,7 @@ def rebound_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     out: set[str] = set()
     a = fn.args
     own = {id(p) for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
-    for node in walk_nodes(fn):
+    for node in walk_bfs(fn):
         if node is fn or id(node) in own:
             continue
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -181,7 +181,7 @@ def control_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[s
     traced one convert alike, and the parameter is not reported static for nothing."""
     flows: dict[str, set[str]] = {}  # name -> the names computed from it
     tested: set[str] = set()
-    for node in walk_nodes(fn):
+    for node in walk_bfs(fn):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
             value = node.value
             if value is None:

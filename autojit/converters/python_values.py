@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gast
 
-from ..gastconv import child_nodes
+from ..gastconv import ChildFields
 from .base import Context, WordTrigger
 
 CODES = ("AJ945",)
@@ -89,13 +89,22 @@ def _own_calls(s) -> list[tuple[object, bool]]:
             out.append((n, in_test))
         if isinstance(n, gast.IfExp):
             stack += [(n.test, True), (n.body, in_test), (n.orelse, in_test)]
-        elif isinstance(n, gast.BoolOp) or (
+            continue
+        if isinstance(n, gast.BoolOp) or (
             isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not)
         ):  # (`bool(t) and u`: a truth the conditionals take of `t` itself)
-            stack += [(c, True) for c in child_nodes(n)]
-        else:
-            stack += [(c, in_test) for c in child_nodes(n)]
+            in_test = True
+        for field in _CALL_FIELDS[type(n)]:  # (its children, as `child_nodes` lists them)
+            v = getattr(n, field, None)
+            if type(v) is list:
+                stack += [(x, in_test) for x in v if isinstance(x, gast.AST)]
+            elif isinstance(v, gast.AST):
+                stack.append((v, in_test))
     return out
+
+
+# (contexts and operators hold no call: not walked)
+_CALL_FIELDS = ChildFields(("ctx", "op", "ops"))
 
 
 def _builtin(ctx: Context, func, writes) -> str | None:

@@ -43,7 +43,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..gastconv import child_nodes, walk_nodes
+from ..gastconv import child_nodes, walk_bfs, walk_nodes
 from ..scope import statements_on_lines
 from .sharing import VIEW_FUNCTIONS
 
@@ -211,7 +211,7 @@ class _Index:
     def _expr(self, node, stmt, function, loops, scope) -> None:
         loads = self.loads.setdefault(id(scope), {})
         local = self.local.get(id(scope))
-        for n in walk_nodes(node):  # (a call before its function: ast.walk goes down in order)
+        for n in walk_bfs(node):  # (a call before its function: ast.walk goes down in order)
             if type(n) is ast.Lambda:  # (its reads happen when it is called: any time after)
                 self._lambda_reads(n, scope)
             elif type(n) is ast.Name and type(n.ctx) is ast.Load:

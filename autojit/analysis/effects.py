@@ -1766,15 +1766,17 @@ STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "set
 
 def _stored_names(target) -> set[str]:
     """The names an assignment target binds (`a`, `a, (b, c)`; not `x[i]`'s `x`)."""
+    if type(target) is gast.Name:  # (the commonest: no walk)
+        return {target.id} if isinstance(target.ctx, gast.Store) else set()
     return {
-        x.id for x in walk_nodes(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
+        x.id for x in walk_bfs(target) if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)
     }
 
 
 def _own_nodes(st):
     """The nodes of a statement's own expressions (not of its body)."""
     for value in _own_expressions(st):
-        yield from walk_nodes(value)
+        yield from walk_bfs(value)
 
 
 # the operators of int arithmetic through which an integer power still reads a Python int

@@ -27,7 +27,7 @@ from typing import Any
 
 import gast
 
-from ..gastconv import walk
+from ..gastconv import ChildFields, walk
 from .effects import STORING_METHODS
 from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
 
@@ -137,7 +137,7 @@ class Sharing:
 
     # -- statements ------------------------------------------------------------------------
     def _statement(self, s) -> None:
-        for node in _expression_nodes(s):
+        for node in _calls_and_walruses(s):
             if type(node) is gast.NamedExpr and isinstance(node.target, gast.Name):
                 self._join(node.target.id, self._refs(node.value, s))
             elif type(node) is gast.Call:
@@ -471,17 +471,43 @@ def _live(block) -> list:
     return list(block)
 
 
-def _expression_nodes(s):
-    """Every node of ``s``'s own expressions (not of the statements in its blocks, nor of a
-    nested function's or class's body)."""
+def _calls_and_walruses(s) -> list:
+    """The calls and `:=` of ``s``'s own expressions (not of the statements in its blocks, nor
+    of a nested function's or class's body), in the order of ``walk`` over each expression:
+    that walk, with the names, constants, contexts and operators (no call below them) not
+    entered."""
     if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-        return
+        return []
+    out: list = []
+    AST, Call, NamedExpr, leaves, fields_of = gast.AST, gast.Call, gast.NamedExpr, _LEAVES, _FIELDS
     for field, value in gast.iter_fields(s):
         if field in _BLOCKS:
             continue
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, gast.AST):
-                yield from walk(v)
+            if not isinstance(v, AST):
+                continue
+            stack = [v]
+            pop, push = stack.pop, stack.append
+            while stack:
+                n = pop()
+                kind = type(n)
+                if kind in leaves:
+                    continue
+                if kind is Call or kind is NamedExpr:
+                    out.append(n)
+                for f in fields_of[kind]:
+                    c = getattr(n, f, None)
+                    if isinstance(c, AST):
+                        push(c)
+                    elif isinstance(c, list):
+                        for item in c:
+                            if isinstance(item, AST):
+                                push(item)
+    return out
+
+
+_LEAVES = frozenset({gast.Name, gast.Constant})  # (no call or `:=` below them)
+_FIELDS = ChildFields(("ctx", "op", "ops"))  # (contexts and operators: no children)
 
 
 def _returns_of(fn) -> list:

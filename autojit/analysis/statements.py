@@ -19,14 +19,33 @@ _DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
 
 def _statements_into(stmts: Iterable, into_functions: bool, out: list) -> None:
+    blocks_of = _BLOCKS_OF
     for s in list(stmts):
-        if not into_functions and isinstance(s, _DEFINITIONS):
+        kind = type(s)
+        if not into_functions and kind in _DEFINITION_KINDS:
             out.append(s)
             continue
-        for f in ("body", "orelse", "finalbody"):
-            block = getattr(s, f, None)
-            if block:
-                _statements_into(block, into_functions, out)
-        for h in getattr(s, "handlers", None) or ():
-            _statements_into(h.body, into_functions, out)
+        blocks = blocks_of.get(kind)
+        if blocks is None:
+            blocks = blocks_of[kind] = _blocks_of(kind)
+        if blocks:  # (a simple statement has none)
+            for f in blocks:
+                block = getattr(s, f, None)
+                if block:
+                    if f == "handlers":
+                        for h in block:
+                            _statements_into(h.body, into_functions, out)
+                    else:
+                        _statements_into(block, into_functions, out)
         out.append(s)
+
+
+_DEFINITION_KINDS = frozenset(_DEFINITIONS)
+_BLOCKS_OF: dict[type, tuple[str, ...]] = {}  # statement class -> its block fields, in order
+
+
+def _blocks_of(kind: type) -> tuple[str, ...]:
+    """The fields of a statement class that hold blocks, in the order they are walked: body,
+    orelse, finalbody, then the handlers' bodies."""
+    fields = getattr(kind, "_fields", ())
+    return tuple(f for f in ("body", "orelse", "finalbody", "handlers") if f in fields)

@@ -1093,7 +1093,9 @@ class _Conditionals:
                 if isinstance(t, gast.Name) and t.id in python_values
                 for value in [int_constant(st.value)]
                 if value is not None and not -(2**31) <= value < 2**31
-            ),
+            )
+            if python_values
+            else iter(()),  # (no Python value the branches assign: no statement to look at)
             None,
         )
         if wide is not None:

@@ -571,6 +571,36 @@ def walk(node: Any) -> list:
     return out
 
 
+_EXPRESSION_FIELDS = ChildFields(("ctx", "op", "ops"))  # (contexts, operators: no children)
+_EXPRESSION_LEAVES = frozenset({gast.Name, gast.Constant})
+
+
+def walk_expression(node: Any) -> list:
+    """The nodes of an expression as ``walk`` lists them (depth first), less what lies below a
+    name or a constant, and less contexts and operators: the nodes where a call, a `:=`, a
+    ternary or any other expression can be. (In a plain `walk`, names and contexts are half the
+    nodes.)"""
+    out: list = []
+    stack = [node]
+    pop, push, append, AST = stack.pop, stack.append, out.append, ast.AST
+    fields_of, leaves = _EXPRESSION_FIELDS, _EXPRESSION_LEAVES
+    while stack:
+        n = pop()
+        append(n)
+        kind = type(n)
+        if kind in leaves:
+            continue
+        for field in fields_of[kind]:
+            v = getattr(n, field, None)
+            if isinstance(v, AST):
+                push(v)
+            elif type(v) is list:
+                for item in v:
+                    if isinstance(item, AST):
+                        push(item)
+    return out
+
+
 def child_nodes(node: Any) -> list:
     """``list(ast.iter_child_nodes(node))``: the same nodes in the same order, without a
     generator per field."""

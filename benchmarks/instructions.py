@@ -1,4 +1,4 @@
-"""Rewriter cost in machine instructions: a measure that does not vary from run to run.
+"""Rewriter cost in machine instructions: a measure that varies by under 1% from run to run.
 
     python benchmarks/instructions.py                      # every 16th file of jax
     python benchmarks/instructions.py --stride 8
@@ -7,10 +7,10 @@
 Wall-clock and CPU times on a shared machine vary by a quarter from run to run, more than most
 changes to the rewriter move them. This counts the instructions of ``autojit.convert_source``
 and of bare ``ast.parse`` on the same files (every ``--stride``-th .py file of the installed
-jax, as ``benchmarks/throughput.py`` picks them) under valgrind's callgrind, which counts the
-same on every run: each is a process's count less that of a process that loads the files and
+jax, as ``benchmarks/throughput.py`` picks them) under valgrind's callgrind, which counts within
+~0.5% on every run: each is a process's count less that of a process that loads the files and
 does nothing else. ``--compare DIR`` counts another checkout's ``convert_source`` too (its
-package first on the path), to compare two versions of the code exactly.
+package first on the path), to compare two versions of the code closely.
 
 Needs ``valgrind`` (``apt install valgrind``); runs ~60x slower than native: the default
 sample takes about a minute per count.

@@ -27,7 +27,7 @@ from typing import Any
 
 import gast
 
-from ..gastconv import ChildFields, walk
+from ..gastconv import walk, walk_expression
 from .effects import STORING_METHODS
 from .values import _VIEW_METHODS, STATIC_ATTRIBUTES, Kind
 
@@ -473,41 +473,20 @@ def _live(block) -> list:
 
 def _calls_and_walruses(s) -> list:
     """The calls and `:=` of ``s``'s own expressions (not of the statements in its blocks, nor
-    of a nested function's or class's body), in the order of ``walk`` over each expression:
-    that walk, with the names, constants, contexts and operators (no call below them) not
-    entered."""
+    of a nested function's or class's body), in the order of ``walk`` over each expression."""
     if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
         return []
     out: list = []
-    AST, Call, NamedExpr, leaves, fields_of = gast.AST, gast.Call, gast.NamedExpr, _LEAVES, _FIELDS
     for field, value in gast.iter_fields(s):
         if field in _BLOCKS:
             continue
         for v in value if isinstance(value, list) else [value]:
-            if not isinstance(v, AST):
-                continue
-            stack = [v]
-            pop, push = stack.pop, stack.append
-            while stack:
-                n = pop()
-                kind = type(n)
-                if kind in leaves:
-                    continue
-                if kind is Call or kind is NamedExpr:
-                    out.append(n)
-                for f in fields_of[kind]:
-                    c = getattr(n, f, None)
-                    if isinstance(c, AST):
-                        push(c)
-                    elif isinstance(c, list):
-                        for item in c:
-                            if isinstance(item, AST):
-                                push(item)
+            if isinstance(v, gast.AST):
+                out += [n for n in walk_expression(v) if type(n) in _CALL_OR_WALRUS]
     return out
 
 
-_LEAVES = frozenset({gast.Name, gast.Constant})  # (no call or `:=` below them)
-_FIELDS = ChildFields(("ctx", "op", "ops"))  # (contexts and operators: no children)
+_CALL_OR_WALRUS = frozenset({gast.Call, gast.NamedExpr})
 
 
 def _returns_of(fn) -> list:

@@ -79,7 +79,7 @@ from ..analysis.effects import (
 )
 from ..analysis.statements import walk_statements
 from ..analysis.values import arithmetic_dtype, mixed_returned_kinds
-from ..gastconv import ChildFields, NodeTransformer, child_nodes, walk_bfs, walk_nodes
+from ..gastconv import NodeTransformer, child_nodes, walk_bfs, walk_expression, walk_nodes
 from ..jaxapi import ELEMENTWISE_FUNCTIONS, STATIC_ATTRIBUTES
 from ..render import _unparse, replace_statements
 from ..scope import ModuleScope
@@ -2665,36 +2665,8 @@ def _number_literal(node) -> bool:
 # the nodes _ExprRewriter rewrites
 def _rewritable(root) -> bool:
     """Whether ``root`` holds a node that `_ExprRewriter` may rewrite (its other visits return
-    their node as it is). (One walk that stops at the first, names and constants not entered.)"""
-    stack = [root]
-    pop, push, AST, fields_of = stack.pop, stack.append, gast.AST, _REWRITABLE_FIELDS
-    IfExp, BoolOp, UnaryOp, Compare = gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare
-    leaves = _REWRITABLE_LEAVES
-    while stack:
-        n = pop()
-        t = type(n)
-        if t in leaves:
-            continue
-        if t is IfExp or t is BoolOp:
-            return True
-        if t is UnaryOp:
-            if type(n.op) is gast.Not:
-                return True
-        elif t is Compare and len(n.ops) > 1:
-            return True
-        for f in fields_of[t]:
-            v = getattr(n, f, None)
-            if type(v) is list:
-                for x in v:
-                    if isinstance(x, AST):
-                        push(x)
-            elif isinstance(v, AST):
-                push(v)
-    return False
-
-
-_REWRITABLE_FIELDS = ChildFields(("ctx", "op", "ops"))  # (contexts and operators: no children)
-_REWRITABLE_LEAVES = frozenset({gast.Name, gast.Constant})
+    their node as it is)."""
+    return any(_rewritten(n) for n in walk_expression(root))
 
 
 def _rewritten(node) -> bool:

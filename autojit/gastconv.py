@@ -571,7 +571,9 @@ def walk(node: Any) -> list:
     return out
 
 
-_EXPRESSION_FIELDS = ChildFields(("ctx", "op", "ops"))  # (contexts, operators: no children)
+# for each node class, the fields that may hold child nodes less contexts and operators (leaves
+# with no field): the table of the walks that look for expressions, shared
+NODE_FIELDS = ChildFields(("ctx", "op", "ops"))
 _EXPRESSION_LEAVES = frozenset({gast.Name, gast.Constant})
 
 
@@ -583,7 +585,7 @@ def walk_expression(node: Any) -> list:
     out: list = []
     stack = [node]
     pop, push, append, AST = stack.pop, stack.append, out.append, ast.AST
-    fields_of, leaves = _EXPRESSION_FIELDS, _EXPRESSION_LEAVES
+    fields_of, leaves = NODE_FIELDS, _EXPRESSION_LEAVES
     while stack:
         n = pop()
         append(n)

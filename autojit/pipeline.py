@@ -30,7 +30,7 @@ from .analysis.statics import (
 )
 from .converters import array_updates, conditionals, loops, masked_reductions, python_values
 from .converters.base import Context, Names, Options, WordTrigger, word_char
-from .gastconv import ChildFields, ast_to_gast_original, child_nodes, walk_nodes
+from .gastconv import NODE_FIELDS, ChildFields, ast_to_gast_original, child_nodes, walk_nodes
 from .model import Change, Conversion, FunctionConversion, Location, Refusal, StaticArgument
 from .render import Renderer, line_origins_of, splice_block
 from .scope import (
@@ -863,17 +863,13 @@ def _own_scope(f) -> tuple[set[str], list[str], list]:
             )
         elif isinstance(node, gast.ImportFrom) and not is_jax_module(node.module or ""):
             own.update(a.asname or a.name for a in node.names)
-        for field in _SCOPE_FIELDS[type(node)]:  # (its children, as `child_nodes` lists them)
+        for field in NODE_FIELDS[type(node)]:  # (its children but contexts and operators)
             v = getattr(node, field, None)
             if type(v) is list:
                 stack.extend([x for x in v if isinstance(x, ast.AST)])
             elif isinstance(v, ast.AST):
                 stack.append(v)
     return own, loads, inner
-
-
-# (contexts and operators, leaves that bind nothing, are not walked)
-_SCOPE_FIELDS = ChildFields(("ctx", "op", "ops"))
 
 
 def _within(report: Change | Refusal, spans: list[Location]) -> bool:

@@ -28,15 +28,15 @@ def _statements_into(stmts: Iterable, into_functions: bool, out: list) -> None:
         blocks = blocks_of.get(kind)
         if blocks is None:
             blocks = blocks_of[kind] = _blocks_of(kind)
-        if blocks:  # (a simple statement has none)
-            for f in blocks:
-                block = getattr(s, f, None)
-                if block:
-                    if f == "handlers":
-                        for h in block:
-                            _statements_into(h.body, into_functions, out)
-                    else:
-                        _statements_into(block, into_functions, out)
+        for f in blocks:  # (a simple statement has none)
+            block = getattr(s, f, None)
+            if not block:
+                continue
+            if f == "handlers":
+                for h in block:
+                    _statements_into(h.body, into_functions, out)
+            else:
+                _statements_into(block, into_functions, out)
         out.append(s)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gast
 
-from ..gastconv import ChildFields
+from ..gastconv import NODE_FIELDS
 from .base import Context, WordTrigger
 
 CODES = ("AJ945",)
@@ -94,17 +94,13 @@ def _own_calls(s) -> list[tuple[object, bool]]:
             isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not)
         ):  # (`bool(t) and u`: a truth the conditionals take of `t` itself)
             in_test = True
-        for field in _CALL_FIELDS[type(n)]:  # (its children, as `child_nodes` lists them)
+        for field in NODE_FIELDS[type(n)]:  # (its children but contexts and operators)
             v = getattr(n, field, None)
             if type(v) is list:
                 stack += [(x, in_test) for x in v if isinstance(x, gast.AST)]
             elif isinstance(v, gast.AST):
                 stack.append((v, in_test))
     return out
-
-
-# (contexts and operators hold no call: not walked)
-_CALL_FIELDS = ChildFields(("ctx", "op", "ops"))
 
 
 def _builtin(ctx: Context, func, writes) -> str | None:

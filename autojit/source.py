@@ -164,12 +164,16 @@ def _edit_start(e: Edit) -> int:
 
 
 LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python's tokenizer knows
+# where str.splitlines splits but for `\n`: `\r`, and the breaks the tokenizer does not know
+_OTHER_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def split_lines(text: str, keepends: bool = True) -> list[str]:
     """``text.splitlines(keepends)`` at the line ends Python's tokenizer knows (``\\n``,
     ``\\r\\n``, ``\\r``) only: ``str.splitlines`` also splits at form feeds, U+2028 and U+0085,
     which may stand inside a string literal (and an LSP client does not count them)."""
+    if _OTHER_LINE_BREAKS.search(text) is None:  # (then both split at `\n` alone)
+        return text.splitlines(keepends)
     out = []
     pos = 0
     for m in LINE_END.finditer(text):

@@ -863,6 +863,119 @@ def test_installed_console_script(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
 
 
+# -- several files at once: worker processes ------------------------------------------------
+
+TRACED_IF = textwrap.dedent(
+    """\
+    import jax.numpy as jnp
+
+
+    def h(x, n):
+        x = jnp.asarray(x)
+        if x.sum() > 0:
+            x = x * 2
+        for i in range(n):
+            x = x + i
+        return x
+    """
+)
+
+
+def _many_files(root: Path) -> None:
+    """A folder whose files take every way through a conversion: rewritten, clean, a syntax
+    error, bytes that are not UTF-8, in a nested folder."""
+    (root / "pkg" / "sub").mkdir(parents=True)
+    for k in range(6):
+        (root / "pkg" / f"a{k}.py").write_text(SOURCE.replace("def f(", f"def f{k}("))
+        (root / "pkg" / "sub" / f"h{k}.py").write_text(TRACED_IF.replace("def h(", f"def h{k}("))
+    (root / "pkg" / "clean.py").write_text(CLEAN)
+    (root / "pkg" / "bad.py").write_text("import jax.numpy as jnp\ndef f(x:\n    return x\n")
+    (root / "pkg" / "latin1.py").write_bytes(b"x = '\xe9'\n")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["convert"],
+        ["convert", "--diff"],
+        ["check", "--output-format", "json"],
+        ["check", "--show-notes"],
+    ],
+)
+def test_files_converted_in_worker_processes_give_the_results_of_one_process(
+    tmp_path: Path, args: list[str]
+) -> None:
+    outcomes = []
+    for jobs in ("1", "3"):
+        root = tmp_path / f"jobs{jobs}"
+        _many_files(root)
+        # (a missing path keeps its place among the results)
+        paths = [str(root / "pkg" / "sub"), str(root / "missing.py"), str(root / "pkg")]
+        r = CliRunner().invoke(main, [*args, "--jobs", jobs, *paths])
+        files = {
+            str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))
+        }
+        outcomes.append((r.exit_code, r.stdout.replace(str(root), "ROOT"),
+                         r.stderr.replace(str(root), "ROOT"), files))  # fmt: skip
+    assert outcomes[0] == outcomes[1]
+    exit_code, _, stderr, files = outcomes[1]
+    assert exit_code == 2  # (the syntax error, the bad bytes, the missing file)
+    assert "ROOT/pkg/bad.py:2:6: E999 SyntaxError" in stderr
+    assert "ROOT/missing.py:1:1: E902" in stderr
+    if args == ["convert"]:
+        assert CONVERTED_LINE.encode() in files["pkg/a5.py"]
+        assert b"jnp.where(" in files["pkg/sub/h0.py"], files["pkg/sub/h0.py"].decode()
+
+
+def test_workers_are_used_only_where_there_is_enough_source(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(cli, "available_cores", lambda: 4)
+    small = [tmp_path / f"s{k}.py" for k in range(3)]
+    for p in small:
+        p.write_text(SOURCE)
+    names = [str(p) for p in small]
+    assert cli._workers(0, names, "fork") == 1  # (a few KB: one process)
+    assert cli._workers(2, names, "fork") == 2  # (asked for)
+    assert cli._workers(8, names, "fork") == 3  # (at most one per file)
+    assert cli._workers(0, names[:1], "fork") == 1
+    big = tmp_path / "big.py"
+    big.write_text(SOURCE * (cli.PARALLEL_MIN_BYTES["fork"] // len(SOURCE) + 1))
+    assert cli._workers(0, [*names, str(big)], "fork") == 4
+    assert cli._workers(0, [*names, str(big)], "spawn") == 1  # (a fresh interpreter costs more)
+    assert cli._workers(1, [*names, str(big)], "fork") == 1
+    assert run("convert", "--jobs", "-1", str(small[0])).exit_code == 2
+
+
+def test_a_worker_that_dies_loses_no_file(tmp_path: Path) -> None:
+    # (run in a fresh interpreter, which forks its workers: they see the patched function)
+    for k in range(4):
+        (tmp_path / f"a{k}.py").write_text(SOURCE)
+    code = textwrap.dedent(
+        f"""\
+        import os, sys
+        import autojit.cli as cli
+        from click.testing import CliRunner
+        main_pid = os.getpid()
+        real = cli.convert_path
+        def dies_on_a2(path, *args):
+            if path.endswith("a2.py") and os.getpid() != main_pid:
+                os._exit(3)  # (as a worker killed by the system would)
+            return real(path, *args)
+        cli.convert_path = dies_on_a2
+        assert cli._start_method() == "fork"
+        r = CliRunner().invoke(cli.main, ["convert", "--jobs", "2", {str(tmp_path)!r}])
+        print(r.exit_code)
+        print(r.stderr, r.exception)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split("\n")[0] == "0", out.stdout + out.stderr
+    for k in range(4):
+        assert CONVERTED_LINE in (tmp_path / f"a{k}.py").read_text(), k
+    assert "4 files converted" in out.stdout
+
+
 # -- [tool.autojit] in pyproject.toml --------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import codecs
 import errno
+import gc
 import json
 import os
 import re
@@ -718,6 +719,8 @@ def convert_path(path: str, settings: Settings, findings: bool = False) -> FileR
     result = convert_bytes(path, data, settings)
     if findings and result.error is None:
         result.findings = _findings(result)
+    if result.conversion is not None:
+        result.conversion.tree = None  # (read by the findings only: not kept with the results)
     return result
 
 
@@ -826,11 +829,18 @@ def _run(
     workers = _workers(jobs, [p for _, p in todo], method)
     done = _convert_in_workers(todo, settings, workers, method, findings) if workers > 1 else {}
     results: list[FileResult] = []
-    for i, item in enumerate(collected):
-        if isinstance(item, FileResult):
-            results.append(item)
-        else:
-            results.append(done[i] if i in done else convert_path(item, settings, findings))
+    try:
+        for i, item in enumerate(collected):
+            if isinstance(item, FileResult):
+                results.append(item)
+            else:
+                results.append(done[i] if i in done else convert_path(item, settings, findings))
+                # (the results are kept to the end: the cyclic garbage collector need not walk
+                # them again at every collection while the next files are converted; a fifth
+                # of the time of one process checking all of jax)
+                gc.freeze()
+    finally:
+        gc.unfreeze()
     return results
 
 
@@ -1200,7 +1210,7 @@ def _function_fixes(
     from .editor import _line_span, apply_text_edits, convertible_functions
 
     assert result.conversion is not None
-    spans = convertible_functions(result.text, index)
+    spans = convertible_functions(result.text, index, result.conversion.tree)
     by_name = {s.qualname: s for s in spans}
     changed = [f for f in result.conversion.functions if f.changed and f.qualname in by_name]
     lines = sorted((*_line_span(index, by_name[f.qualname]), f.qualname) for f in changed)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 from dataclasses import dataclass, field
+from typing import Any
 
 from .source import split_lines
 
@@ -107,6 +109,12 @@ class Conversion:
     original: str
     text: str
     functions: list[FunctionConversion] = field(default_factory=list)
+    # the module as parsed from ``original`` (read it, do not change it); not pickled (a result
+    # sent from a worker process comes without it)
+    tree: ast.Module | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "tree": None}
 
     @property
     def changed(self) -> bool:

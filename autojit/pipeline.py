@@ -167,7 +167,7 @@ def convert_source(
     src.tree = tree  # type: ignore[attr-defined]  # shared with analyses that read the module
     src.callers = callers  # type: ignore[attr-defined]
     names = Names(scope)
-    conversion = Conversion(filename, text, text)
+    conversion = Conversion(filename, text, text, tree=tree)
     candidates = _candidates(tree, text, src, scope, only, all_functions)
     jitted = _jit_call_statics(tree, text, scope) if candidates else {}
     plans = {}

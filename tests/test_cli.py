@@ -945,6 +945,16 @@ def test_workers_are_used_only_where_there_is_enough_source(tmp_path: Path, monk
     assert run("convert", "--jobs", "-1", str(small[0])).exit_code == 2
 
 
+def test_a_conversion_sent_from_a_worker_comes_without_its_tree() -> None:
+    import pickle
+
+    conversion = autojit.convert_source(SOURCE)
+    assert conversion.tree is not None  # (the module as parsed, read by `check`'s fixes)
+    sent = pickle.loads(pickle.dumps(conversion))
+    assert sent.tree is None and conversion.tree is not None
+    assert sent == conversion and sent.text == conversion.text
+
+
 def test_a_worker_that_dies_loses_no_file(tmp_path: Path) -> None:
     # (run in a fresh interpreter, which forks its workers: they see the patched function)
     for k in range(4):

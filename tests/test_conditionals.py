@@ -247,6 +247,27 @@ def test_a_python_number_on_one_path_read_the_same_either_way_converts(read, num
     assert out.kind == "converted", out.report()
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["x.sum() > 0 and x.max()", "x.sum() > 0 and a", "a > 0 or x.min()", "x.max() or a > 0"],
+)
+def test_and_or_of_a_bool_and_an_array_of_unknown_dtype_keeps_pythons(value):
+    """`x.sum() > 0 and x.max()` as a value: Python gives the bool or the array; it became a
+    `lax.cond` of a bool and the array of a parameter's dtype, which jit rejected with no rule
+    code (probe, twenty-fourth round): kept as Python's (AJ913). Two bools still convert."""
+    from tests.fuzz import oracle
+
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    inputs = [(x, np.float32(1.0)), (-x, np.float32(-1.0)), (x * 0, np.float32(0.0))]
+    src = f"import jax.numpy as jnp\n\ndef f(x, a):\n    s = {value}\n    return s\n"
+    out = oracle.run(src, inputs, name="f")
+    assert out.kind in oracle.OK and "AJ913" in " ".join(out.refusals), out.report()
+    both = src.replace("x.max()", "(x.max() > 1)").replace("x.min()", "(x.min() < 0)")
+    both = both.replace("and a\n", "and a > 0\n")
+    out = oracle.run(both, inputs, name="f")
+    assert out.kind == "converted" and not out.refusals, out.report()
+
+
 def test_and_or_of_an_int_array_and_a_float_literal_keeps_pythons():
     """`n or 1.5` of an int array `n`: `jnp.where` made the ints float32 where Python gives
     them back (probe A): kept as Python's `or` (AJ913). A literal of the arrays' own kind or
@@ -706,6 +727,41 @@ def f(x):
 """
     )
     check_paths(text, "f", calls((np.ones(3, F32),), (-np.ones(3, F32),)), expect=["AJ101"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    if a > 0:\n        r = BIG\n    else:\n        r = x.sum()\n    return r\n",
+        "    if a > 0:\n        r = -BIG\n    else:\n        r = x.sum()\n    return r, x\n",
+        "    r = BIG if a > 0 else x.sum()\n    return r\n",
+        "    if a > 0:\n        return BIG\n    return x.sum()\n",
+        "    r = x.max() or BIG\n    return r\n",
+        # a name that enters the loop a Python int and that a branch makes an array
+        "    best = BIG\n    for i in range(3):\n        if x[i] > best:\n"
+        "            best = x[i]\n    return best\n",
+    ],
+)
+def test_a_python_int_past_2_24_against_an_array_of_unknown_dtype_is_refused(body):
+    """A Python int on one path of a traced condition and an array whose dtype the analysis
+    does not know (`x.sum()` of a parameter) on the other was cast to the array's dtype: on
+    float32 data 16777217 came back 16777216.0, a wrong value with no refusal (also a
+    ternary, a returning `if`, an `or`, a loop's carried name). Refused (AJ918) where the
+    int is past 2**24; one float32 holds (2**24 itself) still converts, equal."""
+    from tests.fuzz import oracle
+
+    x = np.array([-0.5, -1.0, 2.0], np.float32)
+    inputs = [(x, np.float32(a)) for a in (-1.0, 1.0)] + [(-x, np.float32(1.0))]
+    src = "import jax.numpy as jnp\n\n\ndef f(x, a):\n" + body.replace("BIG", "16777217")
+    out = oracle.run(src, inputs)
+    assert out.kind in oracle.OK, out.report()
+    assert any(
+        r.startswith("AJ918") and "16777216.0" in r for r in out.refusals
+    ), out.report()
+    exact = "import jax.numpy as jnp\n\n\ndef f(x, a):\n" + body.replace("BIG", "16777216")
+    out = oracle.run(exact, [(x, np.float32(a)) for a in (-1.0, 1.0)])
+    assert not any(r.startswith("AJ918") for r in out.refusals), out.report()
+    assert out.converted != exact and out.kind != "jit-error", out.report()
 
 
 def test_python_float_against_int_array():
@@ -1434,6 +1490,11 @@ def test_and_or_on_operands_of_two_shapes_is_never_broadcast(name):
 
     body, args = BOOLOP_SHAPES[name]
     out = run("import jax.numpy as jnp\n\ndef f(s, x):\n" + body, [args])
+    if name == "and-gives-the-scalar":
+        # (a bool and an array of a dtype not known: kept as Python's `and`, AJ913, which
+        # the `lax.cond`'s loud error stood for before)
+        assert out.kind == "refused" and "AJ913" in " ".join(out.refusals), out.report()
+        return
     assert out.kind in ("converted", "jit-error"), (out.kind, out.detail)
     assert (
         "cond branches must have equal output types" in (out.detail or "")

@@ -33,6 +33,7 @@ import ast
 import builtins
 import collections
 import functools
+import struct
 from dataclasses import dataclass, field
 
 import gast
@@ -102,6 +103,14 @@ from .normalize import (
 )
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
+def _as_float32(v: int) -> str:
+    """``v`` as float32 holds it (`16777217` -> `16777216.0`), written as Python writes it."""
+    try:
+        return repr(struct.unpack("f", struct.pack("f", v))[0])
+    except OverflowError:
+        return "inf" if v > 0 else "-inf"
+
+
 REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917", "AJ918")
 
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
@@ -923,6 +932,51 @@ class _Conditionals:
                       if n not in writes}  # fmt: skip
             found = fn._aj_int_constants = {**module, **int_ranges(fn, writes)}
         return found
+
+    def _int_past_float32(self, node) -> int | None:
+        """An int past 2**24 in magnitude that ``node`` may hold: an int literal, a module
+        constant, or a name the function gives such a literal (`best = 16777217`, whatever
+        else it is given). Cast to a float array's dtype (float32) it would be rounded
+        (16777216.0) where Python keeps it. None where none is seen."""
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            found = self._int_past_float32(node.operand)
+            return -found if found is not None else None
+        if isinstance(node, gast.Constant):
+            v = node.value
+            return v if type(v) is int and abs(v) > 2**24 else None
+        if not isinstance(node, gast.Name):
+            return None
+        constants = self._int_constants()
+        if node.id in constants:
+            far = max(constants[node.id], key=abs)
+            return far if abs(far) > 2**24 else None
+        for st in _walk_all(self.ctx.fn.body):
+            if isinstance(st, gast.Assign):
+                for target, value in named_pairs(st) or []:
+                    if target == node.id and isinstance(value, (gast.Constant, gast.UnaryOp)):
+                        found = self._int_past_float32(value)
+                        if found is not None:
+                            return found
+        return None
+
+    def _refuse_int_past_float32(self, s, number, other_dtype: str | None, what: str) -> None:
+        """AJ918 where a Python int past 2**24 (``number``: the expression or name that gives
+        it) would be cast to the dtype of an array on another path that may hold floats (of a
+        dtype not known, or floats): rounded, where Python keeps the int on its path."""
+        if other_dtype not in (None, "float"):
+            return
+        big = self._int_past_float32(number)
+        if big is None:
+            return
+        raise _Refused(
+            "AJ918",
+            s,
+            f"{what} is the Python int {big} on one path of the traced condition "
+            f"`{self._src(s.test)}` and an array that may hold floats on the other: one traced "
+            f"value has one dtype, and float32 rounds ints past 2**24 ({big} would come back "
+            f"{_as_float32(big)}); give both paths one type (an int array, or a float on "
+            f"purpose)",
+        )
 
     def _dtype_fixer(self, types: set[str]):
         """``fixes_dtype`` of :func:`returned_as_is` for Python numbers of ``types``."""
@@ -1998,6 +2052,14 @@ class _Conditionals:
                         self._refuse_weak_or_strong_read(
                             s, n, vals[i].dtype, vals[j].dtype, exprs[j]
                         )
+                    # (where the other path assigns it a value of its own: one computed from
+                    # the name itself, `c += 1`, has the type the loop joins, not known here)
+                    if (
+                        vals[i].dtype in ("int", None)
+                        and exprs[j] is not None
+                        and n not in expr_activity(exprs[j]).reads
+                    ):
+                        self._refuse_int_past_float32(s, name(n), vals[j].dtype, f"`{n}`")
                     self._promote_static_side(rets, k, len(plan.outs), i, j, n, names_, plan)
 
     def _refuse_weak_or_strong_read(
@@ -2410,6 +2472,10 @@ class _Conditionals:
                     # (the array side is never cast: `return 0.5` against `return x` of an int
                     # `x` gives a float on one path and ints on the other in Python, which
                     # `lax.cond` rejects loudly; a cast of `x` to floats was silent)
+                    if v.dtype == "int":
+                        others = {o.dtype for o in kinds[j] if not o.static}
+                        for other in sorted(others, key=str):
+                            self._refuse_int_past_float32(s, lit, other, "the value returned")
                     index = f"[{k}]" if k is not None else ""
                     types = self._other_types(fns[i], names_[j], ops)
                     put(
@@ -2752,6 +2818,16 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
         self.conv = conv
         self.stmt = stmt
         self.block = block  # (the statements around ``stmt``: what was computed before it)
+        self.tested: set[int] = set()  # the `and`/`or`s whose truth alone is taken (ids)
+
+    def _truth_taken(self, node) -> None:
+        if isinstance(node, gast.BoolOp):
+            self.tested.add(id(node))
+
+    def visit_comprehension(self, node):
+        for test in node.ifs:
+            self._truth_taken(test)
+        return self.generic_visit(node)
 
     def _traced(self, node) -> bool:
         return self.conv.value(node, self.stmt).traced
@@ -2764,6 +2840,7 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
 
     def visit_IfExp(self, node):
         test_v = self.conv.value(node.test, self.stmt)
+        self._truth_taken(node.test)
         self.generic_visit(node)
         if not (test_v.traced or _mixed_boolop(self.conv, node.test, self.stmt)):
             if self.conv.condition_kind(
@@ -2917,6 +2994,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 and vo.kind is not Kind.STATIC
             ):
                 continue
+            big = c._int_past_float32(lit) if vo.dtype in (None, "float") else None
+            if big is not None:
+                c.ctx.refuse(
+                    "AJ918",
+                    node,
+                    f"`... if {c._src(node.test)} else ...` gives the Python int {big} on one "
+                    f"path and an array that may hold floats on the other: a traced value has "
+                    f"one dtype, and float32 rounds ints past 2**24 ({big} would come back "
+                    f"{_as_float32(big)}); kept as Python's: give both paths one type",
+                )
+                return node
             common = f"{jnp}.result_type(O, L)"
             new_lit = replace_expr(
                 f"{jnp}.asarray(L2, {common})", L2=lit, O=copy_expr(other), L=copy_expr(lit)
@@ -3076,6 +3164,9 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
 
     def visit_BoolOp(self, node):
         vals = [self.conv.value(v, self.stmt) for v in node.values]
+        if id(node) in self.tested:  # (the truth of `(a and b) or c` is that of its operands)
+            for v in node.values:
+                self._truth_taken(v)
         self.generic_visit(node)
         if not any(v.traced for v in vals):
             return node
@@ -3172,6 +3263,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                 f"`{c._src(node)}` on traced values -> `{jnp}.where`, which returns an operand "
                 f"as Python's `{op}` does"
             )
+        elif "bool" in arrays and None in arrays and id(node) not in self.tested:
+            # `s = x.sum() > 0 and x.max()`: Python gives the bool or the other array, whose
+            # dtype is not known (a `lax.cond` of a bool and a float failed with no rule code);
+            # where only its truth is taken (a test) the operands' types do not matter
+            self._keep_python_boolop(
+                node,
+                "one operand is a bool and another an array whose dtype is not known, and "
+                "Python gives one or the other, by the value, where a traced result has one "
+                "dtype (unless both are bools: compare the other too, or use `jnp.where`)",
+            )
+            return node
         else:
             # operands not known to have one shape: `jnp.where` would broadcast the one it
             # returns (`a or v`, a scalar `a`: Python gives `a`, where gave `a` spread to v's
@@ -3180,6 +3282,17 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
             for p in reversed(rest[:-1]):
                 pred = c.pred(p, self.stmt)
                 mine, other = copy_expr(p), out
+                big = c._int_past_float32(other) if _number_literal(other) else None
+                if big is not None and c.value(p, self.stmt).dtype in (None, "float"):
+                    c.ctx.refuse(
+                        "AJ918",
+                        node,
+                        f"`{c._src(node)}` gives the Python int {big} on one path and an array "
+                        f"that may hold floats on the other: a traced value has one dtype, and "
+                        f"float32 rounds ints past 2**24 ({big} would come back "
+                        f"{_as_float32(big)}); kept as Python's: give both paths one type",
+                    )
+                    return node
                 if _number_literal(other):
                     # (one type for both branches: the one eager promotion gives `p or 1`)
                     other = replace_expr(
@@ -3213,6 +3326,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
 
     def visit_UnaryOp(self, node):
         traced = isinstance(node.op, gast.Not) and self._traced(node.operand)
+        if isinstance(node.op, gast.Not):
+            self._truth_taken(node.operand)
         self.generic_visit(node)
         if not traced or not self.conv.ctx.allowed("AJ105", node):
             return node

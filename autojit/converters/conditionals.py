@@ -103,14 +103,6 @@ from .normalize import (
 )
 
 CODES = ("AJ100", "AJ101", "AJ102", "AJ103", "AJ104", "AJ105", "AJ106", "AJ107")
-def _as_float32(v: int) -> str:
-    """``v`` as float32 holds it (`16777217` -> `16777216.0`), written as Python writes it."""
-    try:
-        return repr(struct.unpack("f", struct.pack("f", v))[0])
-    except OverflowError:
-        return "inf" if v > 0 else "-inf"
-
-
 REFUSALS = ("AJ910", "AJ911", "AJ912", "AJ913", "AJ914", "AJ915", "AJ916", "AJ917", "AJ918")
 
 # jax.numpy functions that are cheap and elementwise: a branch made only of these (and
@@ -972,10 +964,9 @@ class _Conditionals:
             "AJ918",
             s,
             f"{what} is the Python int {big} on one path of the traced condition "
-            f"`{self._src(s.test)}` and an array that may hold floats on the other: one traced "
-            f"value has one dtype, and float32 rounds ints past 2**24 ({big} would come back "
-            f"{_as_float32(big)}); give both paths one type (an int array, or a float on "
-            f"purpose)",
+            f"`{self._src(s.test)}` and an array that may hold floats on the other: "
+            f"{_rounded_past_float32(big)}; give both paths one type (an int array, or a float "
+            f"on purpose)",
         )
 
     def _dtype_fixer(self, types: set[str]):
@@ -3000,9 +2991,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                     "AJ918",
                     node,
                     f"`... if {c._src(node.test)} else ...` gives the Python int {big} on one "
-                    f"path and an array that may hold floats on the other: a traced value has "
-                    f"one dtype, and float32 rounds ints past 2**24 ({big} would come back "
-                    f"{_as_float32(big)}); kept as Python's: give both paths one type",
+                    f"path and an array that may hold floats on the other: "
+                    f"{_rounded_past_float32(big)}; kept as Python's: give both paths one type",
                 )
                 return node
             common = f"{jnp}.result_type(O, L)"
@@ -3288,9 +3278,8 @@ class _ExprRewriter(NodeTransformer):  # (gast.NodeTransformer's visits, faster)
                         "AJ918",
                         node,
                         f"`{c._src(node)}` gives the Python int {big} on one path and an array "
-                        f"that may hold floats on the other: a traced value has one dtype, and "
-                        f"float32 rounds ints past 2**24 ({big} would come back "
-                        f"{_as_float32(big)}); kept as Python's: give both paths one type",
+                        f"that may hold floats on the other: {_rounded_past_float32(big)}; kept "
+                        f"as Python's: give both paths one type",
                     )
                     return node
                 if _number_literal(other):
@@ -3940,3 +3929,15 @@ def _tests_of(st) -> list:
         elif isinstance(node, gast.Compare) and len(node.ops) > 1:
             out.append(node)
     return out
+
+
+def _rounded_past_float32(big: int) -> str:
+    """Why a Python int past 2**24 cannot take a float array's dtype on its path."""
+    try:  # (``big`` as float32 holds it: 16777217 -> 16777216.0)
+        held = repr(struct.unpack("f", struct.pack("f", big))[0])
+    except OverflowError:
+        held = "inf" if big > 0 else "-inf"
+    return (
+        f"a traced value has one dtype, and float32 rounds ints past 2**24 ({big} would come "
+        f"back {held})"
+    )

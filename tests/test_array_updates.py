@@ -1226,3 +1226,36 @@ def test_an_array_made_new_before_the_update_is_no_alias(body, refused):
     assert ("AJ901" in codes or "AJ908" in codes) is refused, out.report()
     if not refused:
         assert out.kind == "converted" and ".at[" in out.converted, out.report()
+
+
+@pytest.mark.parametrize(
+    "body, cast",
+    [
+        ("    x[0] = 2.5\n    x[1] = v[1]\n", True),  # a float into an int array: truncated
+        ("    x[0] += v[0]\n    x[2] -= 0.75\n", True),  # NumPy casts the sum back
+        ("    x[1] /= 2\n    x[2] *= v[2]\n", True),  # (a quotient is a float)
+        ("    x[0] = 7\n    x[1] += 3\n", False),  # ints into ints: as written
+        ("    b = x > 1\n    b[0] = 3\n    b[1] = v[0]\n    return x, b\n", True),  # into bools
+    ],
+)
+def test_an_item_update_of_an_int_or_bool_array_casts_the_value_as_numpy(body, cast):
+    """`x[0] = 2.5` of an array known to hold ints (`x = x.astype(jnp.int32)`): NumPy casts
+    the value (or the new item, `x[0] += 0.5`) to the array's dtype; `.at[0].set(2.5)` cast it
+    too, with a FutureWarning from jax ("scatter inputs have incompatible types: cannot safely
+    cast", an error in later releases). The conversion casts it itself now, as NumPy does
+    (`jnp.asarray(v, x.dtype)` truncates toward zero); ints into ints stay as written."""
+    import warnings
+
+    src = HEADER + "def f(x, v):\n    x = x.astype(jnp.int32)\n" + body
+    if "return" not in body:
+        src += "    return x\n"
+    calls = [
+        ((np.array([1.0, 2.0, 3.0], F32), np.array([2.7, -0.5, 1.5], F32)), {}),
+        ((np.array([-4.0, 0.0, 9.0], F32), np.array([-2.7, 0.25, -1.5], F32)), {}),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        c = check(src, "f", calls)
+    assert c.changes and {ch.code for ch in c.changes} <= {"AJ301", "AJ302"}, c.changes
+    assert ("x.dtype)" in c.text or "b.dtype)" in c.text) == cast, c.text
+    assert convert(c.text).text == c.text  # (converting again changes nothing)

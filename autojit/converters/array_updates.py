@@ -986,15 +986,36 @@ def _replace_stmt(ctx: Context, owner, field, stmt, new_stmts) -> None:
         s._aj_made_from = stmt  # (what the analysis knows before it is known before them)
 
 
+def _value_of_a_higher_kind(ctx, base, value, stmt) -> bool:
+    """Whether ``value`` may be of a higher kind (bool < int < float) than ``base``, an array
+    known to hold bools or ints (`x[i] = 0.5`, or a value of a dtype not known, into an int
+    array): NumPy casts it to the array's dtype, as jax's scatter does now with a FutureWarning
+    ("cannot safely cast", an error in later releases), so the conversion casts it itself, as
+    NumPy does (`jnp.asarray(v, x.dtype)` truncates). A float array takes any value as it is."""
+    array_kind = ctx.analysis.value(base, stmt).dtype
+    if array_kind not in ("bool", "int"):
+        return False
+    value_kind = ctx.analysis.value(value, stmt).dtype
+    ranks = {"bool": 0, "int": 1, "float": 2}
+    return ranks.get(value_kind or "", 2) > ranks[array_kind]
+
+
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
     x = base.id
     code = "AJ301" if op is None else "AJ302"
     if not ctx.allowed(code, stmt):
         return
+    jnp = ctx.names.jnp
+    cast = _value_of_a_higher_kind(ctx, base, stmt.value, stmt) or (
+        op == "Div" and ctx.analysis.value(base, stmt).dtype in ("bool", "int")
+    )  # (`x[i] /= 2` of an int array: NumPy casts the float quotient back)
     if op is None:
         _array_indices_in(ctx, stmt.value, stmt)
-        new = replace("X = X.at[INDEX].set(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
+        value = f"{jnp}.asarray(VALUE, X.dtype)" if cast else "VALUE"
+        new = replace(f"X = X.at[INDEX].set({value})", X=x, INDEX=index, VALUE=stmt.value)
         msg = f"`{x}[...] = ...` -> `{x} = {x}.at[...].set(...)`"
+        if cast:
+            msg += " (the value cast to the array's dtype, as NumPy casts it)"
     else:
         method = AT_METHOD_FOR_AUGOP.get(op)
         dtype = ctx.analysis.value(base, stmt).dtype
@@ -1011,13 +1032,18 @@ def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
             method = None
         if dtype == "bool":
             method = None  # (`.at[].add(True)` of a bool array: jax has no bool scatter-add)
+        if cast:
+            method = None  # (NumPy computes `x[i] + 0.5` and casts the sum: so does `.set`)
         if method and kind == _IndexKind.BASIC:
             new = replace(f"X = X.at[INDEX].{method}(VALUE)", X=x, INDEX=index, VALUE=stmt.value)
             msg = f"`{x}[...] {BINOP_SYMBOL[op]}= ...` -> `{x} = {x}.at[...].{method}(...)`"
         else:
             sym = BINOP_SYMBOL[op]
+            updated = f"X[INDEX] {sym} VALUE"
+            if cast:
+                updated = f"{jnp}.asarray({updated}, X.dtype)"
             new = replace(
-                f"X = X.at[INDEX].set(X[INDEX] {sym} VALUE)",
+                f"X = X.at[INDEX].set({updated})",
                 X=x,
                 INDEX=index,
                 VALUE=_paren(stmt.value),

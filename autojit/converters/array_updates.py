@@ -25,6 +25,7 @@ import gast
 
 from ..analysis import Kind, Value, dotted_name
 from ..analysis.callers import ReadAfterCall, argument_read_after_call
+from ..analysis.dtype_source import KIND_RANK
 from ..analysis.effects import effect_in, read_by_closures
 from ..analysis.sharing import viewed_through, views_of
 from ..analysis.statements import walk_statements
@@ -996,8 +997,7 @@ def _value_of_a_higher_kind(ctx, base, value, stmt) -> bool:
     if array_kind not in ("bool", "int"):
         return False
     value_kind = ctx.analysis.value(value, stmt).dtype
-    ranks = {"bool": 0, "int": 1, "float": 2}
-    return ranks.get(value_kind or "", 2) > ranks[array_kind]
+    return KIND_RANK.get(value_kind or "", 2) > KIND_RANK[array_kind]
 
 
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:

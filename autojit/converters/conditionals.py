@@ -2463,10 +2463,10 @@ class _Conditionals:
                     # (the array side is never cast: `return 0.5` against `return x` of an int
                     # `x` gives a float on one path and ints on the other in Python, which
                     # `lax.cond` rejects loudly; a cast of `x` to floats was silent)
-                    if v.dtype == "int":
-                        others = {o.dtype for o in kinds[j] if not o.static}
-                        for other in sorted(others, key=str):
-                            self._refuse_int_past_float32(s, lit, other, "the value returned")
+                    if v.dtype == "int" and any(
+                        not o.static and o.dtype in (None, "float") for o in kinds[j]
+                    ):
+                        self._refuse_int_past_float32(s, lit, None, "the value returned")
                     index = f"[{k}]" if k is not None else ""
                     types = self._other_types(fns[i], names_[j], ops)
                     put(

@@ -1259,3 +1259,35 @@ def test_an_item_update_of_an_int_or_bool_array_casts_the_value_as_numpy(body, c
     assert c.changes and {ch.code for ch in c.changes} <= {"AJ301", "AJ302"}, c.changes
     assert ("x.dtype)" in c.text or "b.dtype)" in c.text) == cast, c.text
     assert convert(c.text).text == c.text  # (converting again changes nothing)
+
+
+@pytest.mark.parametrize(
+    "body, indices",
+    [
+        # an index that may be a mask or integers (AJ304): both forms cast the value
+        ("    x[idx] = 2.5\n", "both"),
+        ("    x[idx] = v[idx]\n", "ints"),  # (a value that may not be a scalar: integers only)
+        # a part's `.fill(v)` (AJ305): `x.at[i].set(v)` casts v as NumPy's fill does
+        ("    x = x.reshape(2, 2)\n    x[0].fill(2.5)\n    x[1].fill(v[0])\n", "ints"),
+    ],
+)
+def test_a_mask_or_integer_update_and_a_part_fill_cast_the_value_as_numpy(body, indices):
+    """The cast of a higher-kind value into an array known to hold ints (`jnp.asarray(v,
+    x.dtype)`, as NumPy casts it) is made in the integer form of an update whose index may be a
+    boolean mask or integers (AJ304: `... else x.at[idx].set(v)`), and in a part's `.fill(v)`
+    (AJ305), not only in the plain `.at[i].set` (AJ301): jax's scatter casts with a
+    FutureWarning there (an error in later releases)."""
+    import warnings
+
+    src = HEADER + "def f(x, idx, v):\n    x = x.astype(jnp.int32)\n" + body + "    return x\n"
+    x = np.array([1.0, 2.0, 3.0, 4.0], F32)
+    v = np.array([2.7, -0.5, 1.5, -3.5], F32)
+    calls = [((x, np.array([0, 2]), v), {}), ((-x, np.array([3, 1]), v[::-1].copy()), {})]
+    if indices == "both":
+        calls.append(((x, np.array([True, False, False, True]), v), {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        c = check(src, "f", calls)
+    assert {ch.code for ch in c.changes} & {"AJ304", "AJ305"}, c.changes
+    assert "x.dtype)" in c.text, c.text
+    assert convert(c.text).text == c.text  # (converting again changes nothing)

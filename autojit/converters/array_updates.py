@@ -308,6 +308,8 @@ def _part_method(ctx: Context, block: list, stmt, call, f, returns_value: bool) 
         return True
     if f.attr == "fill":
         value = call.args[0]
+        if _value_of_a_higher_kind(ctx, part.value, value, stmt):  # (NumPy casts it to x's dtype)
+            value = replace_expr(f"{ctx.names.jnp}.asarray(V, X.dtype)", V=value, X=name(x))
     else:
         value = replace_expr(f"{ctx.names.jnp}.sort(P)", P=copy_expr(part))
         args, keywords = _method_arguments(f.attr, call)
@@ -1000,15 +1002,22 @@ def _value_of_a_higher_kind(ctx, base, value, stmt) -> bool:
     return KIND_RANK.get(value_kind or "", 2) > KIND_RANK[array_kind]
 
 
+def _cast_to_array_dtype(ctx, base, op, stmt) -> bool:
+    """Whether the item an update writes into ``base`` (an array known to hold ints or bools)
+    is cast to its dtype: the value may be of a higher kind, or (`x[i] /= 2`) the new item is
+    the float quotient, which NumPy casts back."""
+    return _value_of_a_higher_kind(ctx, base, stmt.value, stmt) or (
+        op == "Div" and ctx.analysis.value(base, stmt).dtype in ("bool", "int")
+    )
+
+
 def _at_update(ctx, owner, field, stmt, base, index, op, kind, note) -> None:
     x = base.id
     code = "AJ301" if op is None else "AJ302"
     if not ctx.allowed(code, stmt):
         return
     jnp = ctx.names.jnp
-    cast = _value_of_a_higher_kind(ctx, base, stmt.value, stmt) or (
-        op == "Div" and ctx.analysis.value(base, stmt).dtype in ("bool", "int")
-    )  # (`x[i] /= 2` of an int array: NumPy casts the float quotient back)
+    cast = _cast_to_array_dtype(ctx, base, op, stmt)
     if op is None:
         _array_indices_in(ctx, stmt.value, stmt)
         value = f"{jnp}.asarray(VALUE, X.dtype)" if cast else "VALUE"
@@ -1194,6 +1203,8 @@ def _ambiguous_update(ctx, owner, field, stmt, base, index, op, note) -> None:
     value, scalar = _mask_value(ctx, stmt, x, index, stmt.value)
     sym = BINOP_SYMBOL[op] if op else None
     at_value = f"X[INDEX] {sym} VALUE" if op else "VALUE"
+    if _cast_to_array_dtype(ctx, base, op, stmt):  # (the integer form's item, as `_at_update`'s)
+        at_value = f"{jnp}.asarray({at_value}, X.dtype)"
     if not scalar:
         new = replace(f"X = X.at[INDEX].set({at_value})", X=x, INDEX=index, VALUE=stmt.value)
         _replace_stmt(ctx, owner, field, stmt, new)

@@ -29,15 +29,26 @@ _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})
 _LITERALS = (int, float, complex, bool, str, bytes, type(None))
 
 
+# the node classes that may bind a name (`rebound_names` reads only those)
+_BINDING_NODES = frozenset(
+    {
+        ast.Name, ast.arg, ast.Global, ast.Nonlocal, ast.alias, ast.FunctionDef,
+        ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
+        ast.MatchMapping,
+    }
+)  # fmt: skip
+
+
 def rebound_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """The names ``fn`` (an ``ast`` function) binds anywhere in its body, in nested functions,
     lambdas and comprehensions too (a static parameter rebound there may hold another value)."""
     out: set[str] = set()
     a = fn.args
     own = {id(p) for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
+    binders = _BINDING_NODES
     for node in walk_bfs(fn):
-        if node is fn or id(node) in own:
-            continue
+        if type(node) not in binders or node is fn or id(node) in own:
+            continue  # (most nodes bind nothing: one set lookup for them)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             out.add(node.id)
         elif isinstance(node, ast.arg):

@@ -100,10 +100,11 @@ class Sharing:
             for h in getattr(s, "handlers", None) or ():
                 stack.extend(_live(h.body))
         # names bound otherwise than by a `def` (`g = h`, a parameter, a loop target), and
-        # the functions defined with a `yield`
+        # the functions defined with a `yield` (read only for the functions defined here: no
+        # walk where there is none)
         self._bound_otherwise = {
             n.id for n in walk(fn) if type(n) is gast.Name and type(n.ctx) is not gast.Load
-        }
+        } if self._returned else set()
         self._generators = {
             s.name
             for s in statements
